@@ -1,0 +1,57 @@
+"""Sudoku backends behind one contract (:mod:`backends.base`) and one registry.
+
+``REGISTRY`` maps each backend's name to its class. Modules import their third-party
+solver lazily, inside the module's functions, so importing this package never fails for a
+missing solver: that backend's ``available()`` returns the reason instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from backends.base import Backend, Option, SolveResult, Status
+from backends.errors import BackendOptionError, UnknownBackendError
+from backends.puzzle import Puzzle
+
+REGISTRY: dict[str, type[Backend]] = {}
+
+__all__ = [
+    "REGISTRY",
+    "Backend",
+    "Option",
+    "Puzzle",
+    "SolveResult",
+    "Status",
+    "backend_class",
+    "make_backend",
+    "parse_spec",
+]
+
+
+def backend_class(name: str) -> type[Backend]:
+    """The class registered as ``name``; the error lists the valid names."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        valid = ", ".join(sorted(REGISTRY))
+        raise UnknownBackendError(f"unknown backend {name!r}; valid backends: {valid}") from None
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``name:key=value,key=value`` into the name and its raw option texts."""
+    name, _, rest = spec.strip().partition(":")
+    options: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise BackendOptionError(f"option {item!r} in {spec!r} is not key=value")
+        if key.strip() in options:
+            raise BackendOptionError(f"option {key.strip()!r} given twice in {spec!r}")
+        options[key.strip()] = value.strip()
+    return name.strip(), options
+
+
+def make_backend(spec: str, **overrides: Any) -> Backend:
+    """Build a backend from a spec such as ``mrv`` or ``ac3:select=B,order=least``."""
+    name, options = parse_spec(spec)
+    return backend_class(name)(**{**options, **overrides})
