@@ -9,11 +9,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from backends.ac3 import Ac3Backend
 from backends.base import Backend, Option, SolveResult, Status
+from backends.cpsat import CpSatBackend
 from backends.errors import BackendOptionError, UnknownBackendError
+from backends.mrv import MrvBackend
 from backends.puzzle import Puzzle
+from backends.pycosat_backend import PycosatBackend
 
-REGISTRY: dict[str, type[Backend]] = {}
+REGISTRY: dict[str, type[Backend]] = {
+    "cpsat": CpSatBackend,
+    "pycosat": PycosatBackend,
+    "ac3": Ac3Backend,
+    "mrv": MrvBackend,
+}
 
 __all__ = [
     "REGISTRY",

@@ -1,0 +1,60 @@
+"""The independent answer checker.
+
+It shares no code with any backend: it derives rows, columns and boxes itself from the
+grid's length with plain arithmetic, and trusts nothing the backend says. A grid is
+accepted only if it keeps every given and every row, column and box holds each digit
+``1..n`` exactly once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import isqrt
+
+
+def _units(n: int) -> list[tuple[str, list[int]]]:
+    box = isqrt(n)
+    units: list[tuple[str, list[int]]] = []
+    for i in range(n):
+        units.append((f"row {i + 1}", [i * n + c for c in range(n)]))
+        units.append((f"column {i + 1}", [r * n + i for r in range(n)]))
+        top, left = (i // box) * box, (i % box) * box
+        cells = [(top + dr) * n + left + dc for dr in range(box) for dc in range(box)]
+        units.append((f"box {i + 1}", cells))
+    return units
+
+
+def check_solution(givens: Sequence[int], answer: Sequence[int] | None) -> str | None:
+    """``None`` when ``answer`` is a valid completion of ``givens``, else the reason.
+
+    Both are row-major sequences of ints; ``0`` in ``givens`` is an empty cell.
+    """
+    if answer is None:
+        return "no grid returned"
+    size = len(givens)
+    n = isqrt(size)
+    if n * n != size or isqrt(n) ** 2 != n:
+        return f"puzzle has {size} cells, not a square grid of square boxes"
+    if len(answer) != size:
+        return f"answer has {len(answer)} cells, expected {size}"
+    for cell, (given, value) in enumerate(zip(givens, answer, strict=True)):
+        if not isinstance(value, int) or not 1 <= value <= n:
+            return f"r{cell // n + 1}c{cell % n + 1} holds {value!r}, not a digit 1..{n}"
+        if given and given != value:
+            return f"r{cell // n + 1}c{cell % n + 1} changes the given {given} to {value}"
+    digits = set(range(1, n + 1))
+    for name, cells in _units(n):
+        values = [answer[c] for c in cells]
+        if set(values) != digits:
+            missing = sorted(digits - set(values))
+            return f"{name} lacks digit {missing[0]}"
+    return None
+
+
+def first_difference(a: Sequence[int], b: Sequence[int]) -> str:
+    """Where two grids of the same size first differ, as ``r1c2: 3 vs 4``."""
+    n = isqrt(len(a))
+    for cell, (x, y) in enumerate(zip(a, b, strict=True)):
+        if x != y:
+            return f"r{cell // n + 1}c{cell % n + 1}: {x} vs {y}"
+    return "no difference"

@@ -1,0 +1,386 @@
+"""The ``harness`` command line: a thin, typed layer over the library.
+
+Exit codes (``harness run``):
+
+==  ==========================================================================
+0   every answer was checked right (timeouts and UNSAT proofs are not errors)
+1   a regression against ``--baseline`` (see ``harness check``)
+2   bad input or usage: unreadable file, bad puzzle lines, unknown backend or option
+3   at least one WRONG answer (checker refused it, or another backend refuted it)
+4   a backend failed: ERROR (exception, dead worker) or MEMOUT
+130 interrupted (Ctrl-C); the rows measured so far are in the CSV: rerun with --resume
+==  ==========================================================================
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from backends import REGISTRY
+from backends.base import Status
+from backends.errors import SudokuError
+from harness import gate, runner, tables
+from harness import generate as generate_lib
+from harness.readers import BadLine, PuzzleRecord, format_bad_lines, read_puzzles
+
+EXIT_OK = 0
+EXIT_REGRESSION = 1
+EXIT_USAGE = 2
+EXIT_WRONG = 3
+EXIT_ERROR = 4
+EXIT_INTERRUPTED = 130
+
+RESULTS_DIR = Path("results")
+
+
+class UserError(click.ClickException):
+    """One clear line on stderr and a non-zero exit code."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def show(self, file: object = None) -> None:
+        click.echo(f"harness: error: {self.format_message()}", err=True)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="sudoku-harness")
+def main() -> None:
+    """Compare Sudoku solvers: run them over puzzle files, check and time every answer."""
+
+
+def load_records(
+    files: Sequence[str], skip_invalid: bool, max_bad: int
+) -> tuple[list[PuzzleRecord], list[BadLine]]:
+    """Read every file; bad lines stop the run unless ``skip_invalid``."""
+    records: list[PuzzleRecord] = []
+    bad: list[BadLine] = []
+    for path in files:
+        try:
+            result = read_puzzles(path)
+        except SudokuError as exc:
+            raise UserError(str(exc)) from None
+        records.extend(result.records)
+        bad.extend(result.bad)
+    if bad and not skip_invalid:
+        click.echo(format_bad_lines(bad, limit=max_bad), err=True)
+        raise UserError(
+            f"{len(bad)} bad puzzle line(s); fix them or pass --skip-invalid to run the rest"
+        )
+    if bad:
+        click.echo(f"skipping {len(bad)} bad line(s):", err=True)
+        click.echo(format_bad_lines(bad, limit=max_bad), err=True)
+    if not records:
+        raise UserError(f"no puzzles found in {', '.join(files)}")
+    return records, bad
+
+
+def default_out(files: Sequence[str]) -> Path:
+    stems = "+".join(Path(f).name.split(".")[0] or "stdin" for f in files)[:80]
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return RESULTS_DIR / f"{stems or 'stdin'}-{stamp}.csv"
+
+
+def exit_code_for(statuses: Sequence[str]) -> int:
+    present = set(statuses)
+    if Status.WRONG.value in present:
+        return EXIT_WRONG
+    if present & {Status.ERROR.value, Status.MEMOUT.value}:
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True)
+@click.option(
+    "-b",
+    "--backend",
+    "backends",
+    multiple=True,
+    default=("mrv",),
+    show_default=True,
+    help="Backend spec, repeatable: NAME or NAME:opt=value,... ; 'all' = every backend.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=runner.DEFAULT_TIMEOUT_S,
+    show_default=True,
+    help="Seconds per solve, enforced by killing the worker.",
+)
+@click.option(
+    "--memory-limit",
+    type=click.FloatRange(min=16),
+    default=runner.DEFAULT_MEMORY_MIB,
+    show_default=True,
+    help="MiB of resident memory per worker; over it the solve is MEMOUT.",
+)
+@click.option(
+    "--limit-solutions",
+    type=click.IntRange(1, 2),
+    default=1,
+    show_default=True,
+    help="1 = find one solution, 2 = also prove uniqueness.",
+)
+@click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+    help="Worker processes in parallel (recorded: it changes timings).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seeds the backend order.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None)
+@click.option("--resume", is_flag=True, help="Complete an interrupted run in --out.")
+@click.option("--skip-invalid", is_flag=True, help="Run the good lines, record the bad ones.")
+@click.option("--max-bad-lines", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option(
+    "--baseline",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="After the run, gate it against this CSV as 'harness check' does.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+def run(
+    files: tuple[str, ...],
+    backends: tuple[str, ...],
+    timeout: float,
+    memory_limit: float,
+    limit_solutions: int,
+    repeat: int,
+    jobs: int,
+    seed: int,
+    out: Path | None,
+    resume: bool,
+    skip_invalid: bool,
+    max_bad_lines: int,
+    baseline: Path | None,
+    quiet: bool,
+) -> None:
+    """Run backends over puzzle FILES (- for stdin); write a CSV and print a table."""
+    try:
+        choices = runner.resolve_backends(backends)
+    except SudokuError as exc:
+        raise UserError(str(exc)) from None
+    for choice in choices:
+        if choice.unavailable and "all" not in backends:
+            raise UserError(f"backend {choice.spec} is unavailable: {choice.unavailable}")
+        if choice.unavailable:
+            click.echo(
+                f"backend {choice.spec} is unavailable ({choice.unavailable}); "
+                "recorded as UNAVAILABLE",
+                err=True,
+            )
+    if resume and out is None:
+        raise UserError("--resume needs --out naming the CSV to complete")
+    if out is not None and out.exists() and not resume:
+        raise UserError(f"{out} exists; pass --resume to complete it, or choose another --out")
+    records, bad = load_records(files, skip_invalid, max_bad_lines)
+    config = runner.RunConfig(
+        backends=choices,
+        out=out or default_out(files),
+        limit=limit_solutions,
+        timeout=timeout,
+        memory_limit_mib=memory_limit,
+        repeat=repeat,
+        jobs=jobs,
+        seed=seed,
+        resume=resume,
+        skipped=bad,
+        datasets=list(dict.fromkeys(files)),
+    )
+    total = runner.total_steps(records, config)
+    try:
+        with click.progressbar(
+            length=total,
+            label="solving",
+            file=sys.stderr,
+            show_pos=True,
+            hidden=quiet,
+        ) as bar:
+            result = runner.run(records, config, progress=bar.update)
+    except KeyboardInterrupt:
+        click.echo(
+            f"\ninterrupted; the rows so far are in {config.out}; "
+            f"complete it with --resume --out {config.out}",
+            err=True,
+        )
+        sys.exit(EXIT_INTERRUPTED)
+    frame = tables.load(result.csv_path)
+    click.echo(tables.render(tables.summary(frame)))
+    native = tables.native_summary(frame)
+    if not native.empty:
+        click.echo("\nnative statistics (medians over answered puzzles):")
+        click.echo(tables.render(native))
+    if result.resumed:
+        click.echo(f"\nresumed: {result.resumed} row(s) were already in the CSV")
+    if result.cross_checked:
+        click.echo(f"cross-check: {result.cross_checked} claim(s) refuted by another backend")
+    click.echo(f"\nrows: {result.csv_path}\nmetadata: {result.meta_path}")
+    code = exit_code_for(list(frame["status"]))
+    if baseline is not None:
+        verdict = gate.check_files(baseline, result.csv_path)
+        click.echo("\n" + verdict.markdown())
+        if code == EXIT_OK and verdict.exit_code == gate.EXIT_REGRESSION:
+            code = EXIT_REGRESSION
+    sys.exit(code)
+
+
+@main.command("backends")
+def list_backends() -> None:
+    """List every backend, its options and defaults, and whether it can run here."""
+    for name, cls in REGISTRY.items():
+        reason = cls.available()
+        state = "available" if reason is None else f"UNAVAILABLE: {reason}"
+        kind = "deterministic" if cls.deterministic else "non-deterministic"
+        click.echo(f"{name}  [{state}; {kind}; up to {cls.max_box**2}x{cls.max_box**2}]")
+        click.echo(f"    {cls.summary}")
+        for opt in cls.options:
+            choices = f" ({'|'.join(opt.choices)})" if opt.choices else ""
+            click.echo(f"    {opt.name}={opt.default}{choices}: {opt.help}")
+        if cls.native_counters:
+            click.echo(f"    native statistics: {', '.join(cls.native_counters)}")
+
+
+@main.command()
+@click.argument("baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("new", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--tolerance",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help="Relative change allowed in deterministic counters (0 = exact).",
+)
+@click.option(
+    "--time-ratio",
+    type=click.FloatRange(min=1),
+    default=1.25,
+    show_default=True,
+    help="A median slowdown must exceed this factor to count...",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.01,
+    show_default=True,
+    help="...and be significant at this level (one-sided Wilcoxon signed-rank).",
+)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the Markdown table here (for a pull-request comment).")
+def check(
+    baseline: Path, new: Path, tolerance: float, time_ratio: float, alpha: float, out: Path | None
+) -> None:
+    """Gate NEW against BASELINE: exit 0 holds, 1 regression, 2 wrong answers or errors."""
+    try:
+        verdict = gate.check_files(baseline, new, tolerance, time_ratio, alpha)
+    except (KeyError, ValueError, OSError) as exc:
+        raise UserError(f"cannot compare {baseline} and {new}: {exc}") from None
+    text = verdict.markdown()
+    click.echo(text)
+    if out is not None:
+        out.write_text(text + "\n")
+    sys.exit(verdict.exit_code)
+
+
+# --- generate ---
+
+
+@main.command("generate")
+@click.option(
+    "--size",
+    type=click.Choice(["4", "9", "16", "25"]),
+    default="9",
+    show_default=True,
+    help="Grid side.",
+)
+@click.option(
+    "--count", type=click.IntRange(min=1), default=1, show_default=True, help="Puzzles to write."
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seeds random.Random; same seed and options, same file.",
+)
+@click.option(
+    "--pool",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Make this many candidates and keep the COUNT hardest by --backend nodes.",
+)
+@click.option(
+    "--backend",
+    default=generate_lib.DEFAULT_BACKEND,
+    show_default=True,
+    help="Backend spec whose nodes (limit=1) rank hardness.",
+)
+@click.option(
+    "--require-guess",
+    is_flag=True,
+    help="Keep only puzzles that naked and hidden singles alone do not solve.",
+)
+@click.option(
+    "--min-givens",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Stop carving at this many givens (0 = carve to a minimal puzzle).",
+)
+@click.option(
+    "--check-backend",
+    default=generate_lib.CHECK_BACKEND,
+    show_default=True,
+    help="Backend spec that proves uniqueness while carving (speed only).",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Worker processes; the output does not depend on it.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write here instead of stdout.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+def generate(
+    size: str,
+    count: int,
+    seed: int,
+    pool: int | None,
+    backend: str,
+    require_guess: bool,
+    min_givens: int,
+    check_backend: str,
+    jobs: int,
+    out: Path | None,
+    quiet: bool,
+) -> None:
+    """Generate unique-solution puzzles; the header says how to make the same file again."""
+    options = generate_lib.GenerateOptions(
+        size=int(size),
+        count=count,
+        seed=seed,
+        pool=pool,
+        backend=backend,
+        require_guess=require_guess,
+        check_backend=check_backend,
+        min_givens=min_givens,
+    )
+    progress = None if quiet else (lambda message: click.echo(message, err=True))
+    try:
+        text = generate_lib.write(generate_lib.generate(options, jobs, progress), out)
+    except SudokuError as exc:
+        raise UserError(str(exc)) from None
+    if out is None:
+        click.echo(text, nl=False)

@@ -1,0 +1,205 @@
+"""Result rows: the CSV schema, crash-safe appending, resume keys and cross-checks.
+
+One row is one measurement: one backend on one puzzle, one repeat. Every row is a flat dict;
+pandas builds the tables from them. Columns, in order:
+
+==============  ============================================================================
+dataset         the puzzle file as given on the command line
+line            1-based line of the puzzle in that file
+puzzle          the puzzle's canonical one-line text
+size            grid side n (4, 9, 16, 25)
+givens          number of filled cells
+backend         backend spec with its non-default options, e.g. ``ac3:select=B``
+repeat          0-based repeat index (``--repeat K`` gives 0..K-1)
+limit           solutions asked for: 1 = find one, 2 = prove uniqueness
+jobs            worker processes that ran in parallel (it changes timings)
+status          SOLVED, UNSAT, TIMEOUT, UNKNOWN, WRONG, ERROR, MEMOUT or UNAVAILABLE
+solutions       solutions found under the limit (empty when unknown)
+solution        the first solution, canonical one-line text (empty if none)
+encode_s        wall seconds (``perf_counter``) of the backend's encode step
+solve_s         wall seconds of the backend's solve step (search and decoding)
+encode_cpu_s    CPU seconds (``process_time``, worker process) of encode
+solve_cpu_s     CPU seconds of solve
+check_s         wall seconds of the independent check, done in the harness process
+wall_s          wall seconds from handing the task to a worker to getting its answer;
+                for TIMEOUT and MEMOUT rows, the time the solve ran before it was killed
+peak_rss_mib    the worker's peak resident memory during this solve, MiB
+nodes           search nodes (see backends/base.py); empty when the backend cannot count
+guesses         branch points with more than one candidate; empty when not counted
+backtracks      dead ends; empty when not counted
+message         why a row is not SOLVED/UNSAT (error text, checker's reason, ...)
+<native>        each backend's native statistics under their own names, after the above
+==============  ============================================================================
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from backends.base import Status
+
+BASE_COLUMNS: tuple[str, ...] = (
+    "dataset",
+    "line",
+    "puzzle",
+    "size",
+    "givens",
+    "backend",
+    "repeat",
+    "limit",
+    "jobs",
+    "status",
+    "solutions",
+    "solution",
+    "encode_s",
+    "solve_s",
+    "encode_cpu_s",
+    "solve_cpu_s",
+    "check_s",
+    "wall_s",
+    "peak_rss_mib",
+    "nodes",
+    "guesses",
+    "backtracks",
+    "message",
+)
+
+#: What identifies one measurement; ``--resume`` skips keys already in the CSV.
+KEY_COLUMNS: tuple[str, ...] = ("dataset", "line", "puzzle", "backend", "repeat")
+
+Key = tuple[str, ...]
+
+
+def row_key(row: Mapping[str, Any]) -> Key:
+    """The resume key of a row, as strings (so CSV-read and fresh rows compare equal)."""
+    return tuple(str(row[c]) for c in KEY_COLUMNS)
+
+
+def columns_for(native: Iterable[str]) -> list[str]:
+    """The CSV header: the base columns, then native statistics in sorted order."""
+    extra = sorted(set(native) - set(BASE_COLUMNS))
+    return [*BASE_COLUMNS, *extra]
+
+
+def _format(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(round(value, 9))
+    return str(value)
+
+
+def read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    """Header and rows of a results CSV; a torn last line (killed mid-write) is dropped."""
+    text = path.read_text(encoding="utf-8")
+    if text and not text.endswith("\n"):
+        text = text[: text.rfind("\n") + 1]
+    reader = csv.DictReader(io.StringIO(text))
+    header = list(reader.fieldnames or [])
+    return header, [dict(r) for r in reader]
+
+
+class RowWriter:
+    """Appends rows to a CSV, flushing each one, so an interrupted run leaves a valid file.
+
+    With ``resume=True`` an existing file is kept: a torn last line is cut off, and when the
+    new run needs columns the file lacks, the file is rewritten once (atomically) with the
+    wider header. Without resume an existing file is an error the caller must avoid.
+    """
+
+    def __init__(self, path: Path, columns: Sequence[str], resume: bool = False) -> None:
+        self.path = path
+        self.done: set[Key] = set()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if resume and path.exists() and path.stat().st_size:
+            header, rows = read_rows(path)
+            self.columns = header + [c for c in columns if c not in header]
+            self.done = {row_key(r) for r in rows}
+            if self.columns != header or not path.read_bytes().endswith(b"\n"):
+                _rewrite(path, self.columns, rows)
+            self._file = path.open("a", newline="", encoding="utf-8")
+            self._writer = csv.DictWriter(self._file, self.columns, extrasaction="raise")
+        else:
+            self.columns = list(columns)
+            self._file = path.open("w", newline="", encoding="utf-8")
+            self._writer = csv.DictWriter(self._file, self.columns, extrasaction="raise")
+            self._writer.writeheader()
+            self._file.flush()
+
+    def write(self, row: Mapping[str, Any]) -> None:
+        self._writer.writerow({c: _format(row.get(c)) for c in self.columns})
+        self._file.flush()
+        self.done.add(row_key(row))
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> RowWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _rewrite(path: Path, columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, list(columns), extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({c: row.get(c, "") for c in columns})
+    os.replace(tmp, path)
+
+
+def cross_check(rows: list[dict[str, str]]) -> int:
+    """Mark as WRONG every claim another backend's *checked* answer refutes; return how many.
+
+    Within one (dataset, line, puzzle, limit): a checked SOLVED row refutes every UNSAT
+    row; two SOLVED rows with different checked solutions prove at least two solutions, so
+    a row that claims exactly one solution under limit 2 is refuted. Rows are changed in place.
+    """
+    groups: dict[tuple[str, ...], list[dict[str, str]]] = {}
+    for row in rows:
+        key = (row["dataset"], str(row["line"]), row["puzzle"], str(row["limit"]))
+        groups.setdefault(key, []).append(row)
+    changed = 0
+    for group in groups.values():
+        solved = [r for r in group if r["status"] == Status.SOLVED]
+        if not solved:
+            continue
+        witness = solved[0]
+        distinct = {r["solution"] for r in solved}
+        for row in group:
+            reason = ""
+            if row["status"] == Status.UNSAT:
+                reason = f"claimed UNSAT, but {witness['backend']} found a checked solution"
+            elif (
+                row["status"] == Status.SOLVED
+                and str(row["limit"]) == "2"
+                and str(row["solutions"]) == "1"
+                and len(distinct) > 1
+            ):
+                other = next(r for r in solved if r["solution"] != row["solution"])
+                reason = (
+                    f"claimed a unique solution, but {other['backend']} found a different "
+                    "checked one"
+                )
+            if reason:
+                row["status"] = Status.WRONG
+                row["message"] = reason
+                changed += 1
+    return changed
+
+
+def rewrite_with_cross_check(path: Path) -> int:
+    """Apply :func:`cross_check` to a results CSV in place; return how many rows changed."""
+    header, rows = read_rows(path)
+    changed = cross_check(rows)
+    if changed:
+        _rewrite(path, header, rows)
+    return changed

@@ -1,0 +1,242 @@
+"""The runner: puzzles x backends x repeats -> checked, timed rows in a CSV, as they finish.
+
+Order and fairness: puzzles run in file order; for each puzzle and repeat the backends run in
+an order shuffled with ``seed``, so slow drift of the machine spreads over all backends.
+With ``repeat > 1`` each (puzzle, backend) first gets one untimed warm-up solve.
+
+Every solve runs in a worker process (:mod:`harness.worker`); the answer is then checked
+here, in the harness process, by :mod:`harness.checker`, against the file's expected count
+and solution when it gives them. At the end, :func:`harness.results.cross_check` marks as
+WRONG any claim (UNSAT, or uniqueness) another backend's checked answer refutes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from backends import REGISTRY, backend_class, make_backend, parse_spec
+from backends.base import Backend, Status
+from backends.puzzle import Puzzle
+from harness import provenance
+from harness.checker import check_solution, first_difference
+from harness.readers import BadLine, PuzzleRecord
+from harness.results import RowWriter, columns_for, rewrite_with_cross_check, row_key
+from harness.worker import Task, WorkerPool
+
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_MEMORY_MIB = 2048.0
+
+
+@dataclass(frozen=True)
+class BackendChoice:
+    """One backend the user asked for: its canonical spec, and why it cannot run (or None)."""
+
+    spec: str
+    cls: type[Backend]
+    unavailable: str | None
+
+
+def resolve_backends(names: Sequence[str]) -> list[BackendChoice]:
+    """Expand ``all`` and validate every spec (name and options) before anything runs.
+
+    Raises the contract's errors (unknown name, bad option) with the bad value in the message.
+    Duplicates are dropped, keeping the first.
+    """
+    specs: list[str] = []
+    for name in names:
+        specs.extend(REGISTRY if name == "all" else [name])
+    choices: dict[str, BackendChoice] = {}
+    for spec in specs:
+        backend = make_backend(spec)  # validates the name and every option now
+        cls = backend_class(parse_spec(spec)[0])
+        choices.setdefault(backend.spec, BackendChoice(backend.spec, cls, cls.available()))
+    return list(choices.values())
+
+
+@dataclass
+class RunConfig:
+    backends: list[BackendChoice]
+    out: Path
+    limit: int = 1
+    timeout: float | None = DEFAULT_TIMEOUT_S
+    memory_limit_mib: float | None = DEFAULT_MEMORY_MIB
+    repeat: int = 1
+    jobs: int = 1
+    seed: int = 0
+    resume: bool = False
+    skipped: Sequence[BadLine] = ()
+    datasets: Sequence[str] = ()
+
+
+@dataclass
+class RunResult:
+    csv_path: Path
+    meta_path: Path
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    resumed: int = 0
+    cross_checked: int = 0
+
+
+def _base_row(record: PuzzleRecord, spec: str, repeat: int, config: RunConfig) -> dict[str, Any]:
+    return {
+        "dataset": record.dataset,
+        "line": record.line,
+        "puzzle": record.puzzle.to_string(),
+        "size": record.puzzle.n,
+        "givens": record.puzzle.givens,
+        "backend": spec,
+        "repeat": repeat,
+        "limit": config.limit,
+        "jobs": config.jobs,
+    }
+
+
+def judge(record: PuzzleRecord, outcome: dict[str, Any], limit: int) -> dict[str, Any]:
+    """Check an outcome independently; return the row fields (status may become WRONG)."""
+    fields = {k: v for k, v in outcome.items() if k != "native"}
+    fields.update(outcome.get("native", {}))
+    status = Status(outcome["status"])
+    reason = None
+    if status is Status.SOLVED:
+        start = time.perf_counter()
+        try:
+            answer = Puzzle.parse(outcome["solution"]).cells
+        except Exception as exc:
+            answer, reason = None, f"unreadable answer: {exc}"
+        if reason is None:
+            reason = check_solution(record.puzzle.cells, answer)
+        if reason is None and record.expected_solution is not None:
+            expected = record.expected_solution.cells
+            if answer != expected:
+                where = first_difference(answer, expected)
+                reason = f"valid, but not the file's solution ({where})"
+        fields["check_s"] = time.perf_counter() - start
+    if reason is None and status in (Status.SOLVED, Status.UNSAT):
+        found = outcome.get("solutions", 0) if status is Status.SOLVED else 0
+        if record.expected_count is not None and min(record.expected_count, limit) != found:
+            reason = (
+                f"found {found} solution(s) under limit {limit}, "
+                f"the file says {record.expected_count}"
+            )
+    if reason is not None:
+        fields["status"] = Status.WRONG
+        fields["message"] = reason
+    else:
+        fields["status"] = status
+    return fields
+
+
+def plan(
+    records: Sequence[PuzzleRecord], config: RunConfig
+) -> list[tuple[PuzzleRecord, str, int, bool]]:
+    """Every (record, backend spec, repeat, is_warmup) in run order."""
+    rng = random.Random(config.seed)
+    runnable = [c.spec for c in config.backends if c.unavailable is None]
+    order: list[tuple[PuzzleRecord, str, int, bool]] = []
+    for record in records:
+        if config.repeat > 1:
+            order.extend((record, spec, -1, True) for spec in runnable)
+        for repeat in range(config.repeat):
+            specs = list(runnable)
+            rng.shuffle(specs)
+            order.extend((record, spec, repeat, False) for spec in specs)
+    return order
+
+
+def run(
+    records: Sequence[PuzzleRecord],
+    config: RunConfig,
+    progress: Callable[[int], None] | None = None,
+) -> RunResult:
+    """Run every planned solve, append each checked row to ``config.out`` as it finishes."""
+    meta_path = provenance.meta_path_for(config.out)
+    result = RunResult(config.out, meta_path)
+    native = [name for c in config.backends for name in c.cls.native_counters]
+    meta: dict[str, Any] = {
+        **provenance.environment(),
+        "csv": str(config.out),
+        "started": provenance.now_iso(),
+        "finished": None,
+        "complete": False,
+        "limits": {
+            "timeout_s": config.timeout,
+            "memory_limit_mib": config.memory_limit_mib,
+            "solutions_limit": config.limit,
+        },
+        "seed": config.seed,
+        "jobs": config.jobs,
+        "repeat": config.repeat,
+        "datasets": [
+            {"path": d, "sha256": provenance.file_sha256(d), "puzzles": _count(records, d)}
+            for d in config.datasets
+        ],
+        "backends": [
+            {
+                "spec": c.spec,
+                "available": c.unavailable is None,
+                "reason": c.unavailable,
+                "deterministic": c.cls.deterministic,
+            }
+            for c in config.backends
+        ],
+        "skipped_lines": [str(b) for b in config.skipped],
+    }
+    if config.resume and meta_path.exists():  # keep the earlier sessions' provenance
+        try:
+            meta["previous_session"] = json.loads(meta_path.read_text())
+        except (OSError, ValueError):
+            meta["previous_session"] = "unreadable"
+    provenance.write_json(meta_path, meta)
+
+    with RowWriter(config.out, columns_for(native), resume=config.resume) as writer:
+        result.resumed = len(writer.done)
+        for choice in config.backends:  # recorded, never dropped silently
+            if choice.unavailable is None:
+                continue
+            for record in records:
+                row = _base_row(record, choice.spec, 0, config)
+                row.update(status=Status.UNAVAILABLE, message=choice.unavailable)
+                if row_key(row) not in writer.done:
+                    writer.write(row)
+                    result.rows.append(row)
+                if progress:
+                    progress(config.repeat)
+        todo = []
+        for record, spec, repeat, warmup in plan(records, config):
+            if not warmup and row_key(_base_row(record, spec, repeat, config)) in writer.done:
+                if progress:
+                    progress(1)
+                continue
+            tag = (record, repeat, warmup)
+            todo.append(Task(spec, record.puzzle.to_string(), config.limit, config.timeout, tag))
+        with WorkerPool(config.jobs, config.memory_limit_mib) as pool:
+            for task, outcome in pool.run(todo):
+                record, repeat, warmup = task.tag
+                if warmup:
+                    continue
+                row = _base_row(record, task.backend, repeat, config)
+                row.update(judge(record, outcome, config.limit))
+                writer.write(row)
+                result.rows.append(row)
+                if progress:
+                    progress(1)
+
+    result.cross_checked = rewrite_with_cross_check(config.out)
+    meta.update(finished=provenance.now_iso(), complete=True, cross_checked=result.cross_checked)
+    provenance.write_json(meta_path, meta)
+    return result
+
+
+def _count(records: Sequence[PuzzleRecord], dataset: str) -> int:
+    return sum(1 for r in records if r.dataset == dataset)
+
+
+def total_steps(records: Sequence[PuzzleRecord], config: RunConfig) -> int:
+    """How many progress steps :func:`run` reports: one per row."""
+    return len(records) * len(config.backends) * config.repeat

@@ -1,0 +1,40 @@
+"""Shared fixtures: the public datasets folder, fake backends, small puzzles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import backends
+from backends.puzzle import Puzzle
+from tests.fake_backends import FAKES
+
+PROJECT = Path(__file__).resolve().parents[1]
+SHARED_DATASETS = PROJECT.parent / "shared" / "datasets"
+
+
+@pytest.fixture
+def shared_datasets() -> Path:
+    """The public puzzle collections in ../shared/datasets, or a skip with the reason."""
+    if not (SHARED_DATASETS / "norvig-top95.txt").exists():
+        pytest.skip(f"public datasets absent: {SHARED_DATASETS} not found")
+    return SHARED_DATASETS
+
+
+@pytest.fixture
+def fake_backends(monkeypatch: pytest.MonkeyPatch) -> dict:
+    """Register the misbehaving test backends for the duration of one test."""
+    for name, cls in FAKES.items():
+        monkeypatch.setitem(backends.REGISTRY, name, cls)
+    return FAKES
+
+
+def pattern_puzzle(box: int, blanks_per_row: int = 1) -> Puzzle:
+    """A valid pattern grid with a few blanks in each row: easy, and its answer is known."""
+    n = box * box
+    cells = [((r % box) * box + r // box + c) % n + 1 for r in range(n) for c in range(n)]
+    for r in range(n):
+        for k in range(blanks_per_row):
+            cells[r * n + (r * 7 + k * 3) % n] = 0
+    return Puzzle(box, tuple(cells))

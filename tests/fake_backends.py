@@ -1,0 +1,107 @@
+"""Misbehaving backends for testing the harness's limits. Registered only by test fixtures."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import time
+from typing import Any
+
+from backends.base import Backend, SolveResult, Status
+from backends.puzzle import Puzzle
+
+
+def _warmup(puzzle: Puzzle) -> bool:
+    """True for the harness's untimed warm-up puzzle (one blank per row, pattern grid)."""
+    return puzzle.givens == puzzle.n * puzzle.n - puzzle.n
+
+
+def _pattern_answer(puzzle: Puzzle) -> SolveResult:
+    n, box = puzzle.n, puzzle.box
+    grid = tuple(((r % box) * box + r // box + c) % n + 1 for r in range(n) for c in range(n))
+    return SolveResult(Status.SOLVED, grid, 1)
+
+
+class _Fake(Backend):
+    summary = "test double"
+
+    def solve(self, encoded: Any, limit: int = 1, time_limit: float | None = None) -> SolveResult:
+        if _warmup(encoded):
+            return _pattern_answer(encoded)
+        return self.misbehave(encoded)
+
+    def misbehave(self, puzzle: Puzzle) -> SolveResult:
+        raise NotImplementedError
+
+
+class SleepForever(_Fake):
+    name = "sleep-forever"
+
+    def misbehave(self, puzzle: Puzzle) -> SolveResult:
+        while True:
+            time.sleep(3600)
+
+
+class Segfault(_Fake):
+    name = "segfault"
+
+    def misbehave(self, puzzle: Puzzle) -> SolveResult:
+        ctypes.string_at(0)  # reads address 0: SIGSEGV
+        raise AssertionError("unreachable")
+
+
+class ExitNow(_Fake):
+    name = "exit-now"
+
+    def misbehave(self, puzzle: Puzzle) -> SolveResult:
+        os._exit(7)
+
+
+class Raises(_Fake):
+    name = "raises"
+
+    def misbehave(self, puzzle: Puzzle) -> SolveResult:
+        raise RuntimeError(f"cannot solve {puzzle.to_string()[:9]}")
+
+
+class WrongGrid(_Fake):
+    name = "wrong-grid"
+
+    def misbehave(self, puzzle: Puzzle) -> SolveResult:
+        return _pattern_answer(puzzle)  # a valid grid, but it ignores the givens
+
+
+class ClaimsUnsat(_Fake):
+    name = "claims-unsat"
+
+    def misbehave(self, puzzle: Puzzle) -> SolveResult:
+        return SolveResult(Status.UNSAT)
+
+
+class Hog(_Fake):
+    name = "hog"
+
+    def misbehave(self, puzzle: Puzzle) -> SolveResult:
+        hoard = []
+        while True:
+            hoard.append(bytearray(64 * 2**20))
+            time.sleep(0.01)
+
+
+class Counting(_Fake):
+    """Solves with the pattern answer on pattern puzzles; nodes = the first option's value."""
+
+    name = "counting"
+    from backends.base import Option
+
+    options = (Option("nodes", 5, "nodes to report", parse=int),)
+
+    def misbehave(self, puzzle: Puzzle) -> SolveResult:
+        answer = _pattern_answer(puzzle)
+        return SolveResult(Status.SOLVED, answer.solution, 1, nodes=self.config["nodes"])
+
+
+FAKES: dict[str, type[Backend]] = {
+    cls.name: cls
+    for cls in (SleepForever, Segfault, ExitNow, Raises, WrongGrid, ClaimsUnsat, Hog, Counting)
+}

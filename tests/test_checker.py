@@ -1,0 +1,58 @@
+"""The independent checker."""
+
+from __future__ import annotations
+
+from harness.checker import check_solution
+
+SOLVED = tuple(
+    int(ch)
+    for ch in "417369825632158947958724316825437169791586432346912758289643571573291684164875293"
+)
+PUZZLE = tuple(
+    0 if ch == "." else int(ch)
+    for ch in "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+)
+
+
+def test_accepts_valid_completion() -> None:
+    """A correct completion of top95 #1 is accepted."""
+    assert check_solution(PUZZLE, SOLVED) is None
+
+
+def test_rejects_changed_given() -> None:
+    """A valid grid that changes a given is refused, naming the cell."""
+    other = SOLVED[9:18] + SOLVED[:9] + SOLVED[18:]  # swap rows 1 and 2: still valid
+    assert "r1c1 changes the given 4 to 6" == check_solution(PUZZLE, other)
+
+
+def test_rejects_broken_unit() -> None:
+    """A grid with a repeated digit in a column is refused."""
+    broken = (SOLVED[1], SOLVED[0], *SOLVED[2:])
+    assert check_solution((0,) * 81, broken) == "column 1 lacks digit 4"
+
+
+def test_rejects_missing_answer() -> None:
+    """No grid is never right."""
+    assert "no grid returned" == check_solution(PUZZLE, None)
+
+
+def test_rejects_wrong_length() -> None:
+    """A grid of the wrong size is refused."""
+    assert "answer has 80 cells, expected 81" == check_solution(PUZZLE, SOLVED[:80])
+
+
+def test_rejects_out_of_range_digit() -> None:
+    """A 0 left in the answer is not a digit."""
+    assert "r1c2 holds 0, not a digit 1..9" == check_solution(PUZZLE, (4, 0, *SOLVED[2:]))
+
+
+def test_accepts_4x4() -> None:
+    """The checker knows 2x2 boxes."""
+    grid = (1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1)
+    assert check_solution((0,) * 16, grid) is None
+
+
+def test_rejects_4x4_box_violation() -> None:
+    """Rows and columns fine but a box repeats: refused."""
+    grid = (1, 2, 3, 4, 2, 3, 4, 1, 3, 4, 1, 2, 4, 1, 2, 3)
+    assert "box 1 lacks digit 4" == check_solution((0,) * 16, grid)

@@ -1,0 +1,123 @@
+"""The CLI, through click's test runner: one clear line and a distinct exit code per failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from harness.cli import EXIT_ERROR, EXIT_USAGE, EXIT_WRONG, main
+from harness.results import read_rows
+from tests.conftest import pattern_puzzle
+
+TOP1 = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+
+
+def invoke(*args: str, stdin: str | None = None):
+    return CliRunner().invoke(main, list(args), input=stdin)
+
+
+@pytest.fixture
+def puzzles(tmp_path: Path) -> Path:
+    path = tmp_path / "p.txt"
+    path.write_text(f"# two puzzles\n{TOP1}\n{pattern_puzzle(3, 2).to_string()}\n")
+    return path
+
+
+def test_run_writes_csv_and_table(puzzles: Path, tmp_path: Path) -> None:
+    """A run exits 0, prints the summary and writes one row per puzzle."""
+    out = tmp_path / "r.csv"
+    result = invoke("run", "-q", "-b", "mrv", "--out", str(out), str(puzzles))
+    assert (0, True) == (result.exit_code, "2/2" in result.output)
+    assert ["SOLVED", "SOLVED"] == [r["status"] for r in read_rows(out)[1]]
+
+
+def test_run_reads_stdin(tmp_path: Path) -> None:
+    """'-' reads puzzles from standard input."""
+    out = tmp_path / "r.csv"
+    result = invoke("run", "-q", "--out", str(out), "-", stdin=TOP1 + "\n")
+    assert (0, "-") == (result.exit_code, read_rows(out)[1][0]["dataset"])
+
+
+def test_unknown_backend_lists_valid_names(puzzles: Path) -> None:
+    """An unknown backend is one line naming it and the valid choices, exit 2."""
+    result = invoke("run", "-b", "nosuch", str(puzzles))
+    assert EXIT_USAGE == result.exit_code
+    assert "unknown backend 'nosuch'; valid backends:" in result.output
+    assert "mrv" in result.output
+
+
+def test_bad_option_named(puzzles: Path) -> None:
+    """A bad backend option is refused before anything runs."""
+    result = invoke("run", "-b", "mrv:select=sideways", str(puzzles))
+    assert (EXIT_USAGE, True) == (result.exit_code, "sideways" in result.output)
+
+
+def test_bad_lines_stop_the_run(tmp_path: Path) -> None:
+    """A bad line is reported as FILE:LINE: reason and the run does not start."""
+    path = tmp_path / "bad.txt"
+    path.write_text(f"{TOP1}\n{TOP1[:80]}\n")
+    result = invoke("run", "-q", "--out", str(tmp_path / "r.csv"), str(path))
+    assert EXIT_USAGE == result.exit_code
+    assert f"{path}:2:" in result.output
+    assert not (tmp_path / "r.csv").exists()
+
+
+def test_skip_invalid_runs_the_rest(tmp_path: Path) -> None:
+    """--skip-invalid runs the good lines and records the skipped ones in the metadata."""
+    import json
+
+    path = tmp_path / "bad.txt"
+    path.write_text(f"{TOP1}\n{TOP1[:80]}\n")
+    out = tmp_path / "r.csv"
+    result = invoke("run", "-q", "--skip-invalid", "--out", str(out), str(path))
+    meta = json.loads((tmp_path / "r.meta.json").read_text())
+    assert (0, 1, 1) == (result.exit_code, len(read_rows(out)[1]), len(meta["skipped_lines"]))
+
+
+def test_missing_file_is_one_line(tmp_path: Path) -> None:
+    """A missing file gives a clear error naming it, exit 2."""
+    result = invoke("run", str(tmp_path / "nope.txt"))
+    assert (EXIT_USAGE, True) == (result.exit_code, "nope.txt" in result.output)
+
+
+def test_wrong_answer_exit_code(puzzles: Path, tmp_path: Path, fake_backends: dict) -> None:
+    """A WRONG answer makes the run exit 3."""
+    result = invoke("run", "-q", "-b", "wrong-grid", "--out", str(tmp_path / "r.csv"), str(puzzles))
+    assert EXIT_WRONG == result.exit_code
+
+
+def test_backend_error_exit_code(puzzles: Path, tmp_path: Path, fake_backends: dict) -> None:
+    """A backend exception makes the run exit 4, with every row kept."""
+    out = tmp_path / "r.csv"
+    result = invoke("run", "-q", "-b", "raises", "--out", str(out), str(puzzles))
+    assert (EXIT_ERROR, 2) == (result.exit_code, len(read_rows(out)[1]))
+
+
+def test_existing_out_needs_resume(puzzles: Path, tmp_path: Path) -> None:
+    """An existing --out is never overwritten without --resume."""
+    out = tmp_path / "r.csv"
+    out.write_text("keep me\n")
+    result = invoke("run", "-q", "--out", str(out), str(puzzles))
+    assert (EXIT_USAGE, "keep me\n") == (result.exit_code, out.read_text())
+
+
+def test_resume_needs_out(puzzles: Path) -> None:
+    """--resume without --out is a usage error."""
+    assert EXIT_USAGE == invoke("run", "--resume", str(puzzles)).exit_code
+
+
+def test_baseline_gate_passes_on_same_run(puzzles: Path, tmp_path: Path) -> None:
+    """run --baseline against an identical earlier run holds (exit 0)."""
+    first = tmp_path / "a.csv"
+    assert 0 == invoke("run", "-q", "--out", str(first), str(puzzles)).exit_code
+    result = invoke("run", "-q", "--out", str(tmp_path / "b.csv"), "--baseline", str(first),
+                    str(puzzles))
+    assert (0, True) == (result.exit_code, "harness check: holds" in result.output)
+
+
+def test_backends_lists_options() -> None:
+    """harness backends shows each backend with its options and availability."""
+    result = invoke("backends")
+    assert (0, True, True) == (result.exit_code, "mrv" in result.output, "select=" in result.output)

@@ -1,0 +1,124 @@
+"""The regression gate (harness check)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pandas as pd
+from click.testing import CliRunner
+
+from harness import gate
+from harness.cli import main
+from harness.results import BASE_COLUMNS
+
+
+def frame(times: list[float], nodes: list[int], status: str = "SOLVED") -> pd.DataFrame:
+    rows = [
+        {c: None for c in BASE_COLUMNS}
+        | {
+            "dataset": "d.txt",
+            "line": i + 1,
+            "puzzle": f"p{i}",
+            "backend": "mrv",
+            "repeat": 0,
+            "limit": 1,
+            "status": status,
+            "solve_s": t,
+            "encode_s": 0.0,
+            "nodes": n,
+            "guesses": 0,
+            "backtracks": 0,
+        }
+        for i, (t, n) in enumerate(zip(times, nodes, strict=True))
+    ]
+    return pd.DataFrame(rows)
+
+
+def base_times(count: int = 40, seed: int = 1) -> list[float]:
+    rng = random.Random(seed)
+    return [rng.uniform(0.001, 0.05) for _ in range(count)]
+
+
+def wobble(times: list[float], factor: float, seed: int = 2) -> list[float]:
+    rng = random.Random(seed)
+    return [t * factor * rng.uniform(0.9, 1.1) for t in times]
+
+
+def test_identical_runs_hold() -> None:
+    """A run compared with itself holds."""
+    old = frame(base_times(), [10] * 40)
+    assert gate.EXIT_OK == gate.compare(old, old).exit_code
+
+
+def test_small_time_wobble_is_ignored() -> None:
+    """Times within ±10 % noise pass."""
+    times = base_times()
+    result = gate.compare(frame(times, [10] * 40), frame(wobble(times, 1.0), [10] * 40))
+    assert gate.EXIT_OK == result.exit_code
+
+
+def test_large_significant_slowdown_fails() -> None:
+    """Every puzzle 1.6x slower is a regression."""
+    times = base_times()
+    result = gate.compare(frame(times, [10] * 40), frame(wobble(times, 1.6), [10] * 40))
+    assert gate.EXIT_REGRESSION == result.exit_code
+
+
+def test_large_but_insignificant_slowdown_passes() -> None:
+    """A slower median on only 3 puzzles is not significant."""
+    times = base_times(3)
+    result = gate.compare(frame(times, [10] * 3), frame(wobble(times, 1.6), [10] * 3))
+    assert gate.EXIT_OK == result.exit_code
+
+
+def test_node_change_is_flagged() -> None:
+    """One puzzle's nodes changing is a regression for a deterministic backend."""
+    times = base_times()
+    new_nodes = [10] * 39 + [11]
+    result = gate.compare(frame(times, [10] * 40), frame(times, new_nodes), {"mrv": True})
+    changed = [f for f in result.findings if f.check == "nodes"]
+    assert (gate.EXIT_REGRESSION, "REGRESSION") == (result.exit_code, changed[0].verdict)
+
+
+def test_node_change_within_tolerance() -> None:
+    """A 10 % node change passes with --tolerance 0.1."""
+    times = base_times()
+    old, new = frame(times, [10] * 40), frame(times, [11] * 40)
+    assert gate.EXIT_REGRESSION == gate.compare(old, new, {"mrv": True}).exit_code
+    result = gate.compare(old, new, {"mrv": True}, tolerance=0.1)
+    assert gate.EXIT_OK == result.exit_code
+
+
+def test_nondeterministic_counters_not_compared() -> None:
+    """Counters of a backend not known to be deterministic may change freely."""
+    times = base_times()
+    result = gate.compare(frame(times, [10] * 40), frame(times, [99] * 40), {"mrv": False})
+    assert gate.EXIT_OK == result.exit_code
+
+
+def test_fewer_solved_fails() -> None:
+    """A puzzle answered before and timed out now is a regression."""
+    times = base_times()
+    new = frame(times, [10] * 40)
+    new.loc[0, "status"] = "TIMEOUT"
+    assert gate.EXIT_REGRESSION == gate.compare(frame(times, [10] * 40), new).exit_code
+
+
+def test_wrong_exits_2() -> None:
+    """Any WRONG row in the new run gives exit code 2."""
+    times = base_times()
+    new = frame(times, [10] * 40)
+    new.loc[5, "status"] = "WRONG"
+    assert gate.EXIT_WRONG == gate.compare(frame(times, [10] * 40), new).exit_code
+
+
+def test_check_cli_exit_code_and_markdown(tmp_path: Path) -> None:
+    """harness check prints a Markdown table and exits 2 on a WRONG row."""
+    times = base_times()
+    old, new = frame(times, [10] * 40), frame(times, [10] * 40)
+    new.loc[0, "status"] = "WRONG"
+    old.to_csv(tmp_path / "old.csv", index=False)
+    new.to_csv(tmp_path / "new.csv", index=False)
+    result = CliRunner().invoke(main, ["check", str(tmp_path / "old.csv"), str(tmp_path / "new.csv")])
+    assert (2, True) == (result.exit_code, "| backend | dataset | check |" in result.output)

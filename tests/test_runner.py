@@ -1,0 +1,156 @@
+"""The runner and its workers: limits enforced from outside, rows never lost, answers checked."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from backends.base import Status
+from harness import runner
+from harness.readers import PuzzleRecord
+from harness.results import KEY_COLUMNS, read_rows
+from harness.worker import Task, WorkerPool
+from tests.conftest import pattern_puzzle
+
+
+def records(count: int = 2, box: int = 2) -> list[PuzzleRecord]:
+    puzzle = pattern_puzzle(box, blanks_per_row=2)
+    return [PuzzleRecord("mem.txt", i + 1, puzzle, None, None, "") for i in range(count)]
+
+
+def config(tmp_path: Path, *specs: str, **kw: object) -> runner.RunConfig:
+    return runner.RunConfig(
+        backends=runner.resolve_backends(specs), out=tmp_path / "run.csv", **kw
+    )
+
+
+def statuses(path: Path) -> list[tuple[str, str]]:
+    return [(r["backend"], r["status"]) for r in read_rows(path)[1]]
+
+
+def test_sleeping_backend_is_killed_within_timeout(tmp_path: Path, fake_backends: dict) -> None:
+    """A backend that sleeps forever is killed within timeout + 1 s, and the run completes."""
+    start = time.perf_counter()
+    result = runner.run(records(1), config(tmp_path, "sleep-forever", timeout=0.5))
+    elapsed = time.perf_counter() - start
+    assert [("sleep-forever", "TIMEOUT")] == statuses(result.csv_path)
+    assert elapsed < 0.5 + 1.0 + 1.0  # timeout + 1 s, plus worker start-up
+    assert float(read_rows(result.csv_path)[1][0]["wall_s"]) < 1.5
+
+
+@pytest.mark.parametrize("spec", ["segfault", "exit-now", "raises"])
+def test_dying_backend_is_error_and_run_goes_on(
+    tmp_path: Path, fake_backends: dict, spec: str
+) -> None:
+    """A crash is ERROR with a message, and the rows after it are still measured."""
+    result = runner.run(records(2), config(tmp_path, spec, "counting", seed=1))
+    rows = read_rows(result.csv_path)[1]
+    assert {(spec, "ERROR"), ("counting", "SOLVED")} == {(r["backend"], r["status"]) for r in rows}
+    assert 4 == len(rows)
+    assert all(r["message"] for r in rows if r["status"] == "ERROR")
+
+
+def test_segfault_message_names_signal(tmp_path: Path, fake_backends: dict) -> None:
+    """A segfaulting worker's row says SIGSEGV."""
+    result = runner.run(records(1), config(tmp_path, "segfault"))
+    assert "worker died: killed by SIGSEGV" == read_rows(result.csv_path)[1][0]["message"]
+
+
+def test_exit_message_names_code(tmp_path: Path, fake_backends: dict) -> None:
+    """A worker that calls os._exit(7) is reported with its exit code."""
+    result = runner.run(records(1), config(tmp_path, "exit-now"))
+    assert "worker died: exited with code 7" == read_rows(result.csv_path)[1][0]["message"]
+
+
+def test_wrong_grid_is_wrong(tmp_path: Path, fake_backends: dict) -> None:
+    """A valid grid that ignores the givens is WRONG, never SOLVED."""
+    puzzle = pattern_puzzle(2, 2).with_cell(1, 0).with_cell(0, 2)  # givens the pattern breaks
+    record = PuzzleRecord("mem.txt", 1, puzzle, None, None, "")
+    result = runner.run([record], config(tmp_path, "wrong-grid"))
+    row = read_rows(result.csv_path)[1][0]
+    assert ("WRONG", "r1c1 changes the given 2 to 1") == (row["status"], row["message"])
+
+
+def test_memory_hog_is_memout(tmp_path: Path, fake_backends: dict) -> None:
+    """A backend that allocates without end is stopped as MEMOUT."""
+    cfg = config(tmp_path, "hog", timeout=20, memory_limit_mib=300)
+    result = runner.run(records(1), cfg)
+    assert [("hog", "MEMOUT")] == statuses(result.csv_path)
+
+
+def test_expected_count_is_checked(tmp_path: Path, fake_backends: dict) -> None:
+    """A file that says 0 solutions turns a found solution into WRONG."""
+    puzzle = pattern_puzzle(2, 2)
+    record = PuzzleRecord("mem.txt", 1, puzzle, 0, None, "")
+    result = runner.run([record], config(tmp_path, "counting"))
+    assert [("counting", "WRONG")] == statuses(result.csv_path)
+
+
+def test_unsat_refuted_by_other_backend(tmp_path: Path, fake_backends: dict) -> None:
+    """An UNSAT claim is WRONG when another backend's checked answer solves the puzzle."""
+    result = runner.run(records(1), config(tmp_path, "claims-unsat", "counting"))
+    assert {("claims-unsat", "WRONG"), ("counting", "SOLVED")} == set(statuses(result.csv_path))
+    assert 1 == result.cross_checked
+
+
+def test_repeat_keys_are_unique(tmp_path: Path, fake_backends: dict) -> None:
+    """--repeat 3 writes repeats 0, 1, 2 for every (puzzle, backend)."""
+    result = runner.run(records(2), config(tmp_path, "counting", repeat=3))
+    keys = [tuple(r[c] for c in KEY_COLUMNS) for r in read_rows(result.csv_path)[1]]
+    assert 6 == len(keys) == len(set(keys))
+
+
+def test_resume_completes_without_duplicates(tmp_path: Path, fake_backends: dict) -> None:
+    """A run cut short and resumed holds exactly one row per key."""
+    cfg = config(tmp_path, "counting", "counting:nodes=7")
+    runner.run(records(2), cfg)
+    header, rows = read_rows(cfg.out)
+    kept = rows[:3]
+    text = ",".join(header) + "\n" + "".join(
+        ",".join(f'"{r[c]}"' for c in header) + "\n" for r in kept
+    )
+    cfg.out.write_text(text + '"mem.txt","2","torn')  # a row torn by a kill mid-write
+    resumed = runner.run(records(2), config(tmp_path, "counting", "counting:nodes=7", resume=True))
+    keys = [tuple(r[c] for c in KEY_COLUMNS) for r in read_rows(cfg.out)[1]]
+    assert (4, 4, 3) == (len(keys), len(set(keys)), resumed.resumed)
+
+
+def test_parallel_jobs_run_all(tmp_path: Path, fake_backends: dict) -> None:
+    """--jobs 2 measures every row once and records jobs=2."""
+    result = runner.run(records(4), config(tmp_path, "counting", jobs=2))
+    rows = read_rows(result.csv_path)[1]
+    assert (4, {"2"}) == (len(rows), {r["jobs"] for r in rows})
+
+
+def test_pool_replaces_killed_worker() -> None:
+    """After a timeout the pool goes on with a fresh worker."""
+    puzzle = pattern_puzzle(2, 2).to_string()
+    import backends
+    from tests.fake_backends import FAKES
+
+    saved = dict(backends.REGISTRY)
+    backends.REGISTRY.update(FAKES)
+    try:
+        tasks = [Task("sleep-forever", puzzle, timeout=0.3), Task("counting", puzzle, timeout=5)]
+        with WorkerPool(1) as pool:
+            outcomes = [o["status"] for _, o in pool.run(tasks)]
+    finally:
+        backends.REGISTRY.clear()
+        backends.REGISTRY.update(saved)
+    assert [Status.TIMEOUT, Status.SOLVED] == outcomes
+
+
+def test_metadata_fields(tmp_path: Path, fake_backends: dict) -> None:
+    """The metadata JSON holds every provenance field the issue lists."""
+    import json
+
+    result = runner.run(records(1), config(tmp_path, "counting", timeout=3, seed=5))
+    meta = json.loads(result.meta_path.read_text())
+    assert {"command", "project_version", "git", "python", "packages", "machine", "limits",
+            "seed", "started", "finished", "jobs", "repeat"} <= set(meta)
+    assert {"cpu_model", "cpu_count", "os"} <= set(meta["machine"])
+    assert {"pycosat", "ortools", "python-constraint2"} <= set(meta["packages"])
+    assert (3, 5, True) == (meta["limits"]["timeout_s"], meta["seed"], meta["complete"])
+    assert "sha" in meta["git"] and meta["python"]["version"]

@@ -1,0 +1,274 @@
+"""Tests of the shared search core, backends/search.py."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from backends.base import Status
+from backends.puzzle import Puzzle
+from backends.search import (
+    INFERENCES,
+    ROOT,
+    SELECTS,
+    Start,
+    ascending,
+    bits_of,
+    check,
+    check_state,
+    first,
+    forward,
+    initial_state,
+    max_candidates,
+    mrv,
+    none,
+    search,
+    singles,
+    tables,
+)
+
+# Norvig's easy50, puzzle 1 (Project Euler 96, grid 01).
+EASY = "003020600900305001001806400008102900700000008006708200002609500800203009005010300"
+# Norvig's top95, puzzle 1.
+HARD = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+# Row 1 holds 1-7; both its empty cells can only take 9, since 8 sits in their columns.
+NO_PLACE_FOR_8 = "1234567.." + "." * 18 + ".......8." + "." * 18 + "........8" + "." * 18
+
+
+def state_of(text: str) -> tuple[list[int], Start]:
+    """The mutable root state of a puzzle, and its Start."""
+    start = initial_state(Puzzle.parse(text))
+    return list(start.cands), start
+
+
+def test_tables_pack_count_cell_and_bits() -> None:
+    """An open value carries its count, its cell and its candidate bits."""
+    t = tables(3)
+    value = t.open_value(40, 0b101000010)
+    assert (3, 40, 0b101000010) == (t.count(value), t.cell_of(value), value & t.full)
+
+
+def test_tables_assigned_values_sort_above_every_open_value() -> None:
+    """Every assigned value is larger than any open value."""
+    t = tables(5)
+    assert t.assigned | 1 > t.open_value(t.ncells - 1, t.full)
+
+
+def test_initial_state_assigns_givens_and_filters_candidates() -> None:
+    """Givens are assigned; an empty cell keeps the digits its peers' givens leave."""
+    cands, start = state_of(EASY)
+    t = start.tables
+    assert (t.assigned | 1 << 2, 3) == (cands[2], t.digit(cands[2]))
+    # r1c1 sees 3, 2, 6 in its row, 9, 7, 8 in its column and 1 in its box: 4 or 5 remain.
+    assert t.open_value(0, 0b000011000) == cands[0]
+
+
+def test_initial_state_is_well_formed() -> None:
+    """The root state passes check_state."""
+    cands, start = state_of(HARD)
+    assert check_state(cands, start.tables) is None
+
+
+def test_check_state_reports_a_wrong_count() -> None:
+    """check_state names a value whose count field disagrees with its bits."""
+    cands, start = state_of(HARD)
+    cands[1] += start.tables.one
+    assert (check_state(cands, start.tables) or "").startswith("cell 1:")
+
+
+def test_initial_state_makes_a_repeated_given_a_dead_cell() -> None:
+    """A given repeating a peer's given becomes a cell with no candidates."""
+    start = initial_state(Puzzle.parse("11" + "." * 79))
+    assert 0 == start.tables.count(start.cands[0])
+
+
+def test_mrv_picks_the_first_cell_with_fewest_candidates() -> None:
+    """mrv breaks ties on the lowest cell index."""
+    t = tables(2)
+    cands = [t.open_value(c, 0b1111) for c in range(16)]
+    cands[9] = t.open_value(9, 0b0011)
+    cands[5] = t.open_value(5, 0b0110)
+    cands[2] = t.assigned | 1
+    assert 5 == mrv(cands, t)
+
+
+def test_first_skips_assigned_cells() -> None:
+    """first returns the lowest-index unassigned cell."""
+    t = tables(2)
+    cands = [t.assigned | 1] * 3 + [t.open_value(c, 0b1111) for c in range(3, 16)]
+    assert 3 == first(cands, t)
+
+
+def test_max_candidates_picks_the_first_cell_with_most_candidates() -> None:
+    """max_candidates breaks ties on the lowest cell index."""
+    t = tables(2)
+    cands = [t.open_value(c, 0b0011) for c in range(16)]
+    cands[7] = t.open_value(7, 0b0111)
+    cands[11] = t.open_value(11, 0b1011)
+    assert 7 == max_candidates(cands, t)
+
+
+@pytest.mark.parametrize("select", [first, mrv, max_candidates])
+def test_selections_return_minus_one_when_all_assigned(select: object) -> None:
+    """Every selection rule reports a complete state with -1."""
+    t = tables(2)
+    assert -1 == select([t.assigned | 1] * 16, t)  # type: ignore[operator]
+
+
+def test_ascending_lists_candidate_bits_low_first() -> None:
+    """ascending yields the candidate bits in increasing digit order."""
+    t = tables(3)
+    assert (0b10, 0b1000, 0b100000000) == tuple(ascending([t.open_value(0, 0b100001010)], 0, t))
+
+
+def test_bits_of_zero_is_empty() -> None:
+    """A mask without bits has nothing to try."""
+    assert () == bits_of(0)
+
+
+def test_forward_removes_the_digit_from_peers_only() -> None:
+    """forward checking drops the digit from every peer's candidates and keeps the counts."""
+    cands, start = state_of("." * 81)
+    t = start.tables
+    cands[0] = t.assigned | 1
+    assert forward(cands, 0, 1, t)
+    expected = [c for c in range(81) if c and not cands[c] & 1]
+    assert (list(t.peers[0]), None) == (expected, check_state(cands, t))
+
+
+def test_forward_fails_when_a_peer_empties() -> None:
+    """Assigning a peer's last candidate is refuted."""
+    cands, start = state_of(NO_PLACE_FOR_8)
+    t = start.tables
+    cands[7] = t.assigned | 1 << 8
+    assert forward(cands, 7, 1 << 8, t) is False
+
+
+def test_check_refuses_a_digit_an_assigned_peer_holds() -> None:
+    """check refutes a value equal to an assigned peer's value."""
+    cands, start = state_of(EASY)
+    t = start.tables
+    cands[0] = t.assigned | 1 << 2  # a 3, as the given in r1c3
+    assert check(cands, 0, 1 << 2, t) is False
+
+
+def test_check_leaves_candidates_untouched() -> None:
+    """check accepts a legal value and prunes nothing."""
+    cands, start = state_of(EASY)
+    t = start.tables
+    before = list(cands)
+    cands[0] = t.assigned | 1 << 3  # a 4, one of r1c1's candidates
+    assert (True, before[1:]) == (check(cands, 0, 1 << 3, t), cands[1:])
+
+
+def test_none_is_check() -> None:
+    """The inference named none is the validity check."""
+    assert check is none
+
+
+def test_singles_at_root_reaches_a_fixpoint() -> None:
+    """After singles no open cell has one candidate and no digit has one open place."""
+    cands, start = state_of(HARD)
+    t = start.tables
+    assert singles(cands, ROOT, 0, t)
+    assert all(t.count(m) >= 2 for m in cands if m < t.assigned)
+    for unit in t.units:
+        for bit in bits_of(t.full):
+            places = [p for p in unit if cands[p] & bit]
+            assert len(places) >= 2 or cands[places[0]] >= t.assigned
+    assert check_state(cands, t) is None
+
+
+def test_singles_solves_an_easy_puzzle_at_the_root() -> None:
+    """Propagation alone fills every cell of easy50's first puzzle."""
+    cands, start = state_of(EASY)
+    assert (True, -1) == (singles(cands, ROOT, 0, start.tables), first(cands, start.tables))
+
+
+def test_singles_finds_a_digit_with_no_place() -> None:
+    """singles refutes a state where 8 has no place in row 1."""
+    cands, start = state_of(NO_PLACE_FOR_8)
+    assert singles(cands, ROOT, 0, start.tables) is False
+
+
+def test_search_counts_a_refuted_value_as_a_node_and_a_backtrack() -> None:
+    """Both open cells of row 1 need a 9: one node tried, refuted, UNSAT."""
+    outcome = search(initial_state(Puzzle.parse(NO_PLACE_FOR_8)))
+    assert (Status.UNSAT, 2, 0, 1) == (
+        outcome.status,
+        outcome.nodes,
+        outcome.guesses,
+        outcome.backtracks,
+    )
+
+
+def test_search_dead_root_is_unsat_with_one_node() -> None:
+    """Givens in conflict are UNSAT at the root."""
+    outcome = search(initial_state(Puzzle.parse("11" + "." * 79)))
+    assert (Status.UNSAT, 1, 0, 0) == (
+        outcome.status,
+        outcome.nodes,
+        outcome.guesses,
+        outcome.backtracks,
+    )
+
+
+def test_search_complete_grid_is_one_node() -> None:
+    """A full valid grid is solved at the root."""
+    grid = "".join(str((r % 3 * 3 + r // 3 + c) % 9 + 1) for r in range(9) for c in range(9))
+    outcome = search(initial_state(Puzzle.parse(grid)), limit=2)
+    assert (Status.SOLVED, 1, (Puzzle.parse(grid).cells,)) == (
+        outcome.status,
+        outcome.nodes,
+        outcome.solutions,
+    )
+
+
+def test_search_first_solution_backtracks_off_the_solution_path() -> None:
+    """With limit 1, every tried value not on the path to the solution is a backtrack."""
+    outcome = search(initial_state(Puzzle.parse(HARD)))
+    empty = HARD.count(".")
+    assert outcome.nodes - 1 - empty == outcome.backtracks
+
+
+def test_search_counts_guesses_only_at_branch_points() -> None:
+    """mrv with forward checking on the first top95 puzzle: 482 nodes, 68 guesses."""
+    outcome = search(initial_state(Puzzle.parse(HARD)))
+    assert (482, 68, 482 - 1 - 64) == (outcome.nodes, outcome.guesses, outcome.backtracks)
+
+
+def test_search_limit_two_backtracks_every_tried_value_when_unique() -> None:
+    """Counting to two on a unique puzzle undoes every tried value."""
+    outcome = search(initial_state(Puzzle.parse(HARD)), limit=2)
+    assert (Status.SOLVED, 1, outcome.nodes - 1) == (
+        outcome.status,
+        len(outcome.solutions),
+        outcome.backtracks,
+    )
+
+
+def test_search_refuses_a_limit_below_one() -> None:
+    """limit 0 is a caller error."""
+    with pytest.raises(ValueError, match="limit"):
+        search(initial_state(Puzzle.parse(EASY)), limit=0)
+
+
+def test_search_past_deadline_times_out_with_counters() -> None:
+    """A deadline already passed stops the search at its first look at the clock."""
+    outcome = search(initial_state(Puzzle.parse(HARD)), deadline=time.perf_counter() - 1)
+    assert (Status.TIMEOUT, (), 2) == (outcome.status, outcome.solutions, outcome.nodes)
+
+
+@pytest.mark.parametrize("select", sorted(SELECTS))
+@pytest.mark.parametrize("inference", sorted(INFERENCES))
+def test_every_combination_solves_a_4x4(select: str, inference: str) -> None:
+    """Each select x inference pair finds the one solution of a 4x4 puzzle."""
+    outcome = search(
+        initial_state(Puzzle.parse(".2.43......14.2.")),
+        select=SELECTS[select],
+        inference=INFERENCES[inference],
+        limit=2,
+    )
+    expected = Puzzle.parse("1234341223414123").cells
+    assert (Status.SOLVED, (expected,)) == (outcome.status, outcome.solutions)
