@@ -130,7 +130,11 @@ def exit_code_for(statuses: Sequence[str]) -> int:
 )
 @click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option(
-    "-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
     help="Worker processes in parallel (recorded: it changes timings).",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds the backend order.")
@@ -270,14 +274,31 @@ def list_backends() -> None:
     show_default=True,
     help="...and be significant at this level (one-sided Wilcoxon signed-rank).",
 )
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write the Markdown table here (for a pull-request comment).")
+@click.option(
+    "--ignore-time",
+    is_flag=True,
+    help="Compare answers and counters only (runs made on different machines).",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the Markdown table here (for a pull-request comment).",
+)
 def check(
-    baseline: Path, new: Path, tolerance: float, time_ratio: float, alpha: float, out: Path | None
+    baseline: Path,
+    new: Path,
+    tolerance: float,
+    time_ratio: float,
+    alpha: float,
+    ignore_time: bool,
+    out: Path | None,
 ) -> None:
     """Gate NEW against BASELINE: exit 0 holds, 1 regression, 2 wrong answers or errors."""
     try:
-        verdict = gate.check_files(baseline, new, tolerance, time_ratio, alpha)
+        verdict = gate.check_files(
+            baseline, new, tolerance, time_ratio, alpha, compare_time=not ignore_time
+        )
     except (KeyError, ValueError, OSError) as exc:
         raise UserError(f"cannot compare {baseline} and {new}: {exc}") from None
     text = verdict.markdown()

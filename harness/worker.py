@@ -22,7 +22,7 @@ import signal
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
@@ -89,6 +89,7 @@ def measure(task: Task, cache: dict[str, Backend], warmed: set[tuple[str, int]])
     outcome with the exception in ``message``.
     """
     out: dict[str, Any] = {"status": Status.ERROR, "native": {}}
+    begin = time.perf_counter()
     try:
         backend = cache.get(task.backend)
         if backend is None:
@@ -99,7 +100,7 @@ def measure(task: Task, cache: dict[str, Backend], warmed: set[tuple[str, int]])
             warm = warmup_puzzle(puzzle.box)
             backend.solve(backend.encode(warm), limit=task.limit)
             warmed.add((task.backend, puzzle.box))
-            out["warmup_s"] = time.perf_counter() - w
+            begin += time.perf_counter() - w  # the warm-up is not part of this task's time
         _peak_rss_reset()
         w0, c0 = time.perf_counter(), time.process_time()
         encoded = backend.encode(puzzle)
@@ -142,6 +143,7 @@ def measure(task: Task, cache: dict[str, Backend], warmed: set[tuple[str, int]])
             message=f"{type(exc).__name__}: {exc} ({os.path.basename(where.filename)}:"
             f"{where.lineno})",
         )
+    out["wall_s"] = time.perf_counter() - begin
     return out
 
 
@@ -177,20 +179,41 @@ def _describe_death(exitcode: int | None) -> str:
 
 
 class _Worker:
+    """The parent's handle on one worker: its pipe, and the tasks sent to it, in order.
+
+    Up to ``depth`` tasks are in flight, so the worker starts its next solve without waiting
+    for the parent; the head of ``inflight`` is the one running, since ``started``.
+    """
+
     def __init__(self, ctx: Any) -> None:
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker_main, args=(child,), daemon=True)
         self.proc.start()
         child.close()
-        self.task: Task | None = None
+        self.inflight: deque[Task] = deque()
         self.started = 0.0
         self.next_memory_check = 0.0
 
     def send(self, task: Task) -> None:
-        self.task = task
-        self.started = time.perf_counter()
-        self.next_memory_check = self.started + MEMORY_POLL_S
+        if not self.inflight:
+            self._head_started(time.perf_counter())
+        self.inflight.append(task)
         self.conn.send(task)
+
+    def _head_started(self, now: float) -> None:
+        self.started = now
+        self.next_memory_check = now + MEMORY_POLL_S
+
+    def finished(self, now: float) -> Task:
+        """The head task is done; the next one (if any) started just now."""
+        task = self.inflight.popleft()
+        if self.inflight:
+            self._head_started(now)
+        return task
+
+    def deadline(self) -> float | None:
+        head = self.inflight[0]
+        return self.started + head.timeout if head.timeout is not None else None
 
     def rss_mib(self) -> float:
         import psutil
@@ -233,13 +256,18 @@ class _Worker:
 class WorkerPool:
     """``jobs`` worker processes; :meth:`run` yields ``(task, outcome)`` as solves finish.
 
-    This is the one place that decides how a (backend, puzzle) pair is executed.
+    This is the one place that decides how a (backend, puzzle) pair is executed. Each
+    worker holds up to ``depth`` tasks so it never idles waiting for the parent; when a
+    worker is killed, the tasks queued behind the killed one go to its replacement.
     """
 
-    def __init__(self, jobs: int = 1, memory_limit_mib: float | None = None) -> None:
+    def __init__(
+        self, jobs: int = 1, memory_limit_mib: float | None = None, depth: int = 2
+    ) -> None:
         if jobs < 1:
             raise ValueError(f"jobs must be at least 1, got {jobs}")
         self.jobs = jobs
+        self.depth = max(1, depth)
         self.memory_limit_mib = memory_limit_mib
         self._ctx = mp.get_context("fork")
         self._workers: list[_Worker] = []
@@ -253,63 +281,57 @@ class WorkerPool:
 
     def close(self) -> None:
         for worker in self._workers:
-            if worker.task is None:
-                worker.stop()
-            else:
+            if worker.inflight:
                 worker.kill()
+            else:
+                worker.stop()
         self._workers = []
 
-    def _replace(self, worker: _Worker) -> None:
+    def _replace(self, worker: _Worker, pending: deque[Task]) -> None:
+        """Kill ``worker``; its queued tasks (all but the head) go back to the front."""
         worker.kill()
+        worker.inflight.popleft()
+        pending.extendleft(reversed(worker.inflight))
         self._workers[self._workers.index(worker)] = _Worker(self._ctx)
 
-    def run(
-        self, tasks: Iterable[Task], on_start: Callable[[Task], None] | None = None
-    ) -> Iterator[tuple[Task, dict[str, Any]]]:
+    def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
         pending = deque(tasks)
         if not self._workers:
             self.__enter__()
-        while pending or any(w.task for w in self._workers):
+        while pending or any(w.inflight for w in self._workers):
             for worker in self._workers:
-                if worker.task is None and pending:
-                    task = pending.popleft()
-                    if on_start:
-                        on_start(task)
-                    worker.send(task)
-            busy = [w for w in self._workers if w.task is not None]
+                while len(worker.inflight) < self.depth and pending:
+                    worker.send(pending.popleft())
+            busy = [w for w in self._workers if w.inflight]
             now = time.perf_counter()
             wake = [w.next_memory_check for w in busy if self.memory_limit_mib]
-            wake += [w.started + w.task.timeout for w in busy if w.task and w.task.timeout]
+            wake += [d for d in (w.deadline() for w in busy) if d is not None]
             timeout = max(0.0, min(wake) - now) if wake else None
             ready = wait([w.conn for w in busy], timeout)
             now = time.perf_counter()
             for worker in busy:
-                task = worker.task
-                assert task is not None
+                task = worker.inflight[0]
                 elapsed = now - worker.started
+                deadline = worker.deadline()
                 if worker.conn in ready:
                     try:
                         outcome = worker.conn.recv()
                     except (EOFError, OSError):
                         worker.proc.join(1.0)
-                        outcome = {
-                            "status": Status.ERROR,
-                            "message": _describe_death(worker.proc.exitcode),
-                            "native": {},
-                        }
-                        self._replace(worker)
-                    else:
-                        worker.task = None
-                    outcome["wall_s"] = elapsed - outcome.pop("warmup_s", 0.0)
+                        message = _describe_death(worker.proc.exitcode)
+                        self._replace(worker, pending)
+                        yield task, _killed(Status.ERROR, message, elapsed)
+                        continue
+                    worker.finished(now)
                     yield task, outcome
-                elif task.timeout is not None and elapsed >= task.timeout:
-                    self._replace(worker)
+                elif deadline is not None and now >= deadline:
+                    self._replace(worker, pending)
                     yield task, _killed(Status.TIMEOUT, f"killed after {elapsed:.3f} s", elapsed)
                 elif self.memory_limit_mib and now >= worker.next_memory_check:
                     worker.next_memory_check = now + MEMORY_POLL_S
                     rss = worker.rss_mib()
                     if rss > self.memory_limit_mib:
-                        self._replace(worker)
+                        self._replace(worker, pending)
                         message = f"killed at {rss:.0f} MiB > limit {self.memory_limit_mib:.0f}"
                         yield task, _killed(Status.MEMOUT, message, elapsed, rss)
 

@@ -112,8 +112,9 @@ def test_baseline_gate_passes_on_same_run(puzzles: Path, tmp_path: Path) -> None
     """run --baseline against an identical earlier run holds (exit 0)."""
     first = tmp_path / "a.csv"
     assert 0 == invoke("run", "-q", "--out", str(first), str(puzzles)).exit_code
-    result = invoke("run", "-q", "--out", str(tmp_path / "b.csv"), "--baseline", str(first),
-                    str(puzzles))
+    result = invoke(
+        "run", "-q", "--out", str(tmp_path / "b.csv"), "--baseline", str(first), str(puzzles)
+    )
     assert (0, True) == (result.exit_code, "harness check: holds" in result.output)
 
 

@@ -71,7 +71,10 @@ def test_solves_every_size(name: str, reference: dict) -> None:
     assert {4, 9} <= {p.n for p in puzzles}
     for puzzle in puzzles:
         result = solve(backend, puzzle)
-        assert (Status.SOLVED, None) == (result.status, check_solution(puzzle.cells, result.solution))
+        assert (Status.SOLVED, None) == (
+            result.status,
+            check_solution(puzzle.cells, result.solution),
+        )
         answer = Puzzle(puzzle.box, tuple(result.solution)).to_string()
         assert answer == reference.setdefault(puzzle.to_string(), answer)
 
@@ -133,4 +136,8 @@ def test_keeps_time_limit(name: str, tmp_path: Path) -> None:
 def test_declares_itself(name: str) -> None:
     """Every backend has a name matching its key, a summary, and declared native counters."""
     cls = REGISTRY[name]
-    assert (name, True, True) == (cls.name, bool(cls.summary), isinstance(cls.native_counters, tuple))
+    assert (name, True, True) == (
+        cls.name,
+        bool(cls.summary),
+        isinstance(cls.native_counters, tuple),
+    )

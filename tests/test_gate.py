@@ -120,5 +120,7 @@ def test_check_cli_exit_code_and_markdown(tmp_path: Path) -> None:
     new.loc[0, "status"] = "WRONG"
     old.to_csv(tmp_path / "old.csv", index=False)
     new.to_csv(tmp_path / "new.csv", index=False)
-    result = CliRunner().invoke(main, ["check", str(tmp_path / "old.csv"), str(tmp_path / "new.csv")])
+    result = CliRunner().invoke(
+        main, ["check", str(tmp_path / "old.csv"), str(tmp_path / "new.csv")]
+    )
     assert (2, True) == (result.exit_code, "| backend | dataset | check |" in result.output)

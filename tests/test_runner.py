@@ -21,9 +21,7 @@ def records(count: int = 2, box: int = 2) -> list[PuzzleRecord]:
 
 
 def config(tmp_path: Path, *specs: str, **kw: object) -> runner.RunConfig:
-    return runner.RunConfig(
-        backends=runner.resolve_backends(specs), out=tmp_path / "run.csv", **kw
-    )
+    return runner.RunConfig(backends=runner.resolve_backends(specs), out=tmp_path / "run.csv", **kw)
 
 
 def statuses(path: Path) -> list[tuple[str, str]]:
@@ -108,8 +106,10 @@ def test_resume_completes_without_duplicates(tmp_path: Path, fake_backends: dict
     runner.run(records(2), cfg)
     header, rows = read_rows(cfg.out)
     kept = rows[:3]
-    text = ",".join(header) + "\n" + "".join(
-        ",".join(f'"{r[c]}"' for c in header) + "\n" for r in kept
+    text = (
+        ",".join(header)
+        + "\n"
+        + "".join(",".join(f'"{r[c]}"' for c in header) + "\n" for r in kept)
     )
     cfg.out.write_text(text + '"mem.txt","2","torn')  # a row torn by a kill mid-write
     resumed = runner.run(records(2), config(tmp_path, "counting", "counting:nodes=7", resume=True))
@@ -148,8 +148,20 @@ def test_metadata_fields(tmp_path: Path, fake_backends: dict) -> None:
 
     result = runner.run(records(1), config(tmp_path, "counting", timeout=3, seed=5))
     meta = json.loads(result.meta_path.read_text())
-    assert {"command", "project_version", "git", "python", "packages", "machine", "limits",
-            "seed", "started", "finished", "jobs", "repeat"} <= set(meta)
+    assert {
+        "command",
+        "project_version",
+        "git",
+        "python",
+        "packages",
+        "machine",
+        "limits",
+        "seed",
+        "started",
+        "finished",
+        "jobs",
+        "repeat",
+    } <= set(meta)
     assert {"cpu_model", "cpu_count", "os"} <= set(meta["machine"])
     assert {"pycosat", "ortools", "python-constraint2"} <= set(meta["packages"])
     assert (3, 5, True) == (meta["limits"]["timeout_s"], meta["seed"], meta["complete"])
