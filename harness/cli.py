@@ -24,8 +24,8 @@ import click
 from backends import REGISTRY
 from backends.base import Status
 from backends.errors import SudokuError
-from harness import gate, runner, tables
 from harness import generate as generate_lib
+from harness import runner
 from harness.readers import BadLine, PuzzleRecord, format_bad_lines, read_puzzles
 
 EXIT_OK = 0
@@ -214,6 +214,8 @@ def run(
             err=True,
         )
         sys.exit(EXIT_INTERRUPTED)
+    from harness import tables  # pandas loads only once the solving is done
+
     frame = tables.load(result.csv_path)
     click.echo(tables.render(tables.summary(frame)))
     native = tables.native_summary(frame)
@@ -227,6 +229,8 @@ def run(
     click.echo(f"\nrows: {result.csv_path}\nmetadata: {result.meta_path}")
     code = exit_code_for(list(frame["status"]))
     if baseline is not None:
+        from harness import gate
+
         verdict = gate.check_files(baseline, result.csv_path)
         click.echo("\n" + verdict.markdown())
         if code == EXIT_OK and verdict.exit_code == gate.EXIT_REGRESSION:
@@ -295,6 +299,8 @@ def check(
     out: Path | None,
 ) -> None:
     """Gate NEW against BASELINE: exit 0 holds, 1 regression, 2 wrong answers or errors."""
+    from harness import gate
+
     try:
         verdict = gate.check_files(
             baseline, new, tolerance, time_ratio, alpha, compare_time=not ignore_time

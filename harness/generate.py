@@ -20,12 +20,14 @@ command that reproduces it, then one canonical puzzle per line.
 
 from __future__ import annotations
 
+import itertools
 import random
 import shlex
 import statistics
 import sys
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,7 +44,7 @@ SINGLES_BACKEND = "mrv:inference=singles"
 #: singles propagation makes ``limit=2`` solves of near-minimal puzzles fastest).
 CHECK_BACKEND = SINGLES_BACKEND
 #: How many candidates per wanted puzzle :func:`generate` tries, without a pool, before
-#: giving up on ``require_guess`` (4x4 puzzles, for one, never need a guess).
+#: giving up on ``require_guess`` (4x4 puzzles, for one, hardly ever need a guess).
 MAX_TRIES_PER_PUZZLE = 200
 
 Progress = Callable[[str], None]
@@ -329,10 +331,14 @@ def candidate_seeds(seed: int) -> Iterator[int]:
 
 
 def _candidates(options: GenerateOptions, jobs: int, limit: int | None) -> Iterator[Candidate]:
-    """Candidates 0, 1, 2, ... (at most ``limit``), in index order, made on ``jobs`` cores."""
+    """Candidates 0, 1, 2, ... (at most ``limit``), in index order, made on ``jobs`` cores.
+
+    With several jobs, a window of ``4 * jobs`` candidates is in flight; closing the
+    iterator early cancels those not started.
+    """
     seeds = candidate_seeds(options.seed)
-    check = options.check_backend
     box = SIZES[options.size]
+    indices = iter(range(limit) if limit is not None else itertools.count())
 
     def job(index: int) -> _Job:
         return _Job(
@@ -340,35 +346,26 @@ def _candidates(options: GenerateOptions, jobs: int, limit: int | None) -> Itera
             next(seeds),
             box,
             options.backend,
-            check,
+            options.check_backend,
             options.require_guess,
             options.min_givens,
         )
 
-    indices = range(limit) if limit is not None else _count()
     if jobs <= 1:
         for i in indices:
             yield _run_job(job(i))
         return
-    with ProcessPoolExecutor(max_workers=jobs) as executor:
-        if limit is not None:
-            yield from executor.map(_run_job, [job(i) for i in indices], chunksize=4)
-            return
-        batch = 4 * jobs
-        pending: list[_Job] = []
-        for i in indices:
-            pending.append(job(i))
-            if len(pending) == batch:
-                yield from executor.map(_run_job, pending)
-                pending = []
-        yield from executor.map(_run_job, pending)
-
-
-def _count() -> Iterator[int]:
-    i = 0
-    while True:
-        yield i
-        i += 1
+    executor = ProcessPoolExecutor(max_workers=jobs)
+    try:
+        window: deque[Future[Candidate]] = deque(
+            executor.submit(_run_job, job(i)) for i in itertools.islice(indices, 4 * jobs)
+        )
+        while window:
+            done = window.popleft().result()
+            window.extend(executor.submit(_run_job, job(i)) for i in itertools.islice(indices, 1))
+            yield done
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
 
 
 def generate(
@@ -541,14 +538,13 @@ def small_datasets(seed: int = 1) -> dict[str, str]:
         f"# runs, from the puzzles of `harness generate --size 9 --count 4 --seed {seed}` and",
         f"# `harness generate --size 4 --count 3 --seed {seed}`.",
     ]
-    wrong = [add_wrong_given(p, solution_of(backend, p), rng) for p in (*nine[:3], four[0])]
+    wrong = [add_wrong_given(p, solution_of(backend, p), rng) for p in (*nine, four[0])]
     unsolvable = [
-        "# Puzzles with no solution (UNSAT), 9x9 and 4x4.",
+        "# Puzzles with no solution (UNSAT), 9x9 and 4x4, none with a duplicate given.",
         *made,
-        "# Puzzles 1-3 (9x9) and 4 (4x4): a unique puzzle plus one wrong given that clashes",
-        "# with no other given (no duplicate givens, yet no solution).",
-        "# Puzzle 5 (9x9): a unique puzzle plus a given that repeats a digit of its row.",
-        *_lines(wrong, [nine[3].with_cell(*_clashing_given(nine[3]))]),
+        "# Each is a unique puzzle plus one wrong given that clashes with no other given",
+        "# (puzzles 1-4 9x9, 5 4x4). (harness.readers refuses duplicate givens as bad lines.)",
+        *_lines(wrong),
     ]
     multi = [
         "# Puzzles with two or more solutions (limit=2 finds 2), 9x9 and 4x4.",
@@ -577,18 +573,6 @@ def small_datasets(seed: int = 1) -> dict[str, str]:
 
 def _lines(*groups: Sequence[Puzzle]) -> list[str]:
     return [p.to_string() for group in groups for p in group]
-
-
-def _clashing_given(puzzle: Puzzle) -> tuple[int, int]:
-    """The first empty cell with a given in its row, and that row's first given digit."""
-    geo = puzzle.geometry
-    for cell in range(geo.ncells):
-        if not puzzle.cells[cell]:
-            row = geo.rows[geo.row_of[cell]]
-            digits = [puzzle.cells[c] for c in row if puzzle.cells[c]]
-            if digits:
-                return cell, digits[0]
-    raise GenerateError(f"{puzzle} has no empty cell beside a given")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import statistics
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -123,9 +124,15 @@ def test_different_seed_different_puzzles(small: str) -> None:
     assert not set(body) & set(line for line in other.splitlines())
 
 
-def test_jobs_do_not_change_the_output() -> None:
-    """Two worker processes give the same file as one."""
-    options = GenerateOptions(size=9, count=2, seed=3, pool=5)
+@pytest.mark.parametrize(
+    "options",
+    [
+        GenerateOptions(size=9, count=2, seed=3, pool=5),
+        GenerateOptions(size=9, count=2, seed=3, require_guess=True),
+    ],
+)
+def test_jobs_do_not_change_the_output(options: GenerateOptions) -> None:
+    """Two worker processes give the same file as one, with or without a pool."""
     assert render(generate(options)) == render(generate(options, jobs=2))
 
 
@@ -179,7 +186,7 @@ def test_pool_keeps_the_hardest_by_nodes() -> None:
 
 
 def test_require_guess_on_4x4_gives_up() -> None:
-    """4x4 puzzles never need a guess beyond singles, so a small pool cannot supply one."""
+    """No 4x4 candidate of this pool needs a guess, so --require-guess fails clearly."""
     with pytest.raises(GenerateError, match="need a guess"):
         generate(GenerateOptions(size=4, count=1, seed=1, pool=20, require_guess=True))
 
@@ -248,6 +255,18 @@ def test_hard95_needs_more_than_singles(singles, hard95: list[Puzzle]) -> None:
     assert [] == [g for g in guesses if not g]
 
 
+@pytest.mark.slow
+def test_hard95_header_nodes_match_mrv(mrv, hard95: list[Puzzle]) -> None:
+    """The header's mrv nodes line agrees with what mrv counts on the file today."""
+    nodes = [mrv.solve(mrv.encode(p)).nodes for p in hard95]
+    expected = (
+        f"# mrv nodes (limit=1): median {statistics.median(nodes)}, min {min(nodes)}, "
+        f"max {max(nodes)}, total {sum(nodes)}."
+    )
+    assert expected in _header("hard95.txt")
+    assert nodes == sorted(nodes, reverse=True)
+
+
 def test_hard95_header_names_its_command() -> None:
     """hard95.txt's header gives the harness generate command that made it."""
     commands = [line for line in _header("hard95.txt") if line.startswith("# reproduce: ")]
@@ -257,12 +276,17 @@ def test_hard95_header_names_its_command() -> None:
 
 
 def test_unsolvable_puzzles_are_unsat(mrv) -> None:
-    """Every unsolvable.txt puzzle is UNSAT; one is 4x4; some have no duplicate givens."""
+    """Every unsolvable.txt puzzle is UNSAT with no duplicate givens, in 9x9 and 4x4."""
     puzzles = _puzzles("unsolvable.txt")
     assert [Status.UNSAT] * len(puzzles) == [mrv.solve(mrv.encode(p)).status for p in puzzles]
-    assert [0] * len(puzzles) == [_private_count(p, 1) for p in puzzles if p.n == 4]
-    assert 4 in {p.n for p in puzzles}
-    assert any(not p.conflicts() for p in puzzles if p.n == 9)
+    assert [[]] * len(puzzles) == [p.conflicts() for p in puzzles]
+    assert {4, 9} == {p.n for p in puzzles}
+
+
+def test_unsolvable_4x4_has_no_solution_by_private_count() -> None:
+    """The private backtracking counter also finds no solution for the 4x4 UNSAT puzzles."""
+    fours = [p for p in _puzzles("unsolvable.txt") if p.n == 4]
+    assert [0] * len(fours) == [_private_count(p, 1) for p in fours]
 
 
 def test_multi_puzzles_have_two_solutions(mrv) -> None:
