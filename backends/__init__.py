@@ -12,6 +12,7 @@ from typing import Any
 from backends.ac3 import Ac3Backend
 from backends.base import Backend, Option, SolveResult, Status
 from backends.cpsat import CpSatBackend
+from backends.dlx import DlxBackend
 from backends.errors import BackendOptionError, UnknownBackendError
 from backends.mrv import MrvBackend
 from backends.puzzle import Puzzle
@@ -22,6 +23,7 @@ REGISTRY: dict[str, type[Backend]] = {
     "pycosat": PycosatBackend,
     "ac3": Ac3Backend,
     "mrv": MrvBackend,
+    "dlx": DlxBackend,
 }
 
 __all__ = [

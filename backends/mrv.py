@@ -13,12 +13,11 @@ Options swap the heuristics of :mod:`backends.search`: ``select`` (mrv, first, m
 
 from __future__ import annotations
 
-import time
 from typing import ClassVar
 
 from backends.base import Backend, Option, SolveResult
 from backends.puzzle import Puzzle
-from backends.search import INFERENCES, ORDERS, SELECTS, Start, initial_state, search
+from backends.search import INFERENCES, ORDERS, SELECTS, Start, initial_state, select_option, solve
 
 
 class MrvBackend(Backend):
@@ -30,13 +29,7 @@ class MrvBackend(Backend):
         "forward checking (seed 000)"
     )
     options: ClassVar[tuple[Option, ...]] = (
-        Option(
-            "select",
-            "mrv",
-            "cell to branch on: mrv (fewest candidates), first (index order), "
-            "max (most candidates); ties go to the first cell",
-            choices=tuple(SELECTS),
-        ),
+        select_option("mrv"),
         Option("order", "ascending", "order of the digits tried", choices=tuple(ORDERS)),
         Option(
             "inference",
@@ -55,13 +48,11 @@ class MrvBackend(Backend):
 
     def solve(self, encoded: Start, limit: int = 1, time_limit: float | None = None) -> SolveResult:
         """Search for up to ``limit`` solutions; TIMEOUT (with counters) once time runs out."""
-        deadline = None if time_limit is None else time.perf_counter() + time_limit
-        outcome = search(
+        return solve(
             encoded,
+            limit,
+            time_limit,
             select=SELECTS[self.config["select"]],
             order=ORDERS[self.config["order"]],
             inference=INFERENCES[self.config["inference"]],
-            limit=limit,
-            deadline=deadline,
         )
-        return outcome.result()

@@ -11,9 +11,11 @@ backend spec: solver x prune) solves the puzzle in a fresh subprocess that is ki
 Configurations run interleaved, puzzle by puzzle, so machine noise hits them alike.
 
 Printed: one row per puzzle (solve-phase ms, or TIMEOUT), then per configuration and set the
-solved count, the median and max of the solve phase, and the ratio of medians to the first
-configuration. A timed-out solve counts as the timeout in the median and max, which are then
-shown with ``>=``. Times are wall-clock ms from ``time.perf_counter`` inside the worker.
+solved count, the median and max of the solve phase, the ratio of medians to the first
+configuration (c0), the median of the per-puzzle ratios to c0, and the total constraint checks
+(``-`` when some run has none). A timed-out solve counts as the timeout in the median and max,
+which are then shown with ``>=``. Times are wall-clock ms from ``time.perf_counter`` inside
+the worker.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class Run:
     encode_ms: float | None = None
     solve_ms: float | None = None
     checks: int | None = None
+    detail: str = ""
 
 
 def worker(spec: str, text: str, limit: int) -> None:
@@ -80,7 +83,8 @@ def run_one(spec: str, text: str, limit: int, timeout: float) -> Run:
     except subprocess.TimeoutExpired:
         return Run("TIMEOUT")
     if done.returncode != 0:
-        return Run(f"ERROR rc={done.returncode}: {done.stderr.strip().splitlines()[-1:]}")
+        last = (done.stderr.strip().splitlines() or ["(no stderr)"])[-1]
+        return Run("ERROR", detail=f"rc={done.returncode}: {last}")
     return Run(**json.loads(done.stdout.strip().splitlines()[-1]))
 
 
@@ -90,9 +94,14 @@ def load(name: str) -> list[str]:
     return lines[:count]
 
 
+def capped(run: Run, timeout_ms: float) -> float:
+    """A run's solve ms, a solve without a time (TIMEOUT, ERROR) counting as the timeout."""
+    return run.solve_ms if run.solve_ms is not None else timeout_ms
+
+
 def summarize(runs: list[Run], timeout_ms: float) -> tuple[str, str, float]:
     """(median text, max text, median value) of solve ms, a TIMEOUT counted as the timeout."""
-    values = [r.solve_ms if r.solve_ms is not None else timeout_ms for r in runs]
+    values = [capped(r, timeout_ms) for r in runs]
     capped = sum(1 for r in runs if r.solve_ms is None)
     median = statistics.median(values)
     # Timeouts sort last; the median is only a lower bound when one reaches the middle.
@@ -148,20 +157,30 @@ def main() -> None:
                     extra = f" {run.status}" if run.status != "SOLVED" else ""
                     cells.append(f"{f'{run.solve_ms:.1f} [{run.checks}]{extra}':>20}")
             print(f"{number:>3} " + " ".join(cells), flush=True)
+            for i in range(len(specs)):
+                if results[(set_name, i)][-1].detail:
+                    print(f"    c{i}: {results[(set_name, i)][-1].detail}")
 
-    print("\nsummary: solve-phase ms (a TIMEOUT counts as the timeout)")
-    print(f"{'set':<8} {'config':<4} {'solved':>7} {'median':>10} {'max':>10} {'x c0':>7}  label")
+    print("\nsummary: solve-phase ms (a TIMEOUT counts as the timeout, and marks bounds >=)")
+    print("  med x c0: ratio of medians; pp x c0: median over puzzles of the per-puzzle ratio")
+    header = f"{'set':<8} {'cfg':<4} {'solved':>7} {'median':>10} {'max':>10}"
+    print(f"{header} {'med x c0':>9} {'pp x c0':>8} {'checks':>9}  label")
     for set_name in args.sets.split(","):
-        base = None
+        base_runs = results[(set_name, 0)]
+        base_median = summarize(base_runs, timeout_ms)[2]
         for i, label in enumerate(labels):
             runs = results[(set_name, i)]
             solved = sum(1 for r in runs if r.status == "SOLVED")
             median_text, max_text, median = summarize(runs, timeout_ms)
-            base = median if base is None else base
-            ratio = median / base if base else float("nan")
+            ratios = [
+                capped(r, timeout_ms) / capped(b, timeout_ms)
+                for r, b in zip(runs, base_runs, strict=True)
+            ]
+            checks = sum(r.checks or 0 for r in runs) if all(r.checks for r in runs) else None
             print(
                 f"{set_name:<8} {f'c{i}':<4} {f'{solved}/{len(runs)}':>7} {median_text:>10} "
-                f"{max_text:>10} {ratio:>7.2f}  {label}"
+                f"{max_text:>10} {median / base_median:>9.2f} {statistics.median(ratios):>8.2f} "
+                f"{checks if checks is not None else '-':>9}  {label}"
             )
 
 

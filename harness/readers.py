@@ -49,9 +49,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from functools import cache
 from itertools import islice
-from typing import TextIO
-
-import numpy as np
+from typing import TYPE_CHECKING, TextIO
 
 from backends.errors import PuzzleError, SudokuError
 from backends.puzzle import (
@@ -64,6 +62,9 @@ from backends.puzzle import (
     detect_alphabet,
     geometry,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "BadLine",
@@ -218,8 +219,11 @@ _INVALID = "\x7f"  # what a digit table maps a foreign character to (above every
 # A one-line puzzle's token: everything up to whitespace or a metadata delimiter.
 _TOKEN = re.compile(r"[^\s:;,#|]*")
 _META_START = frozenset(":;,#|")
+_QUOTES = frozenset("\"'")
 _TDOKU_COUNT = re.compile(r":\s*(\d{1,18})(?!\d)")
-_HEADER = re.compile(r"[A-Za-z]{2,}(?:[\s:#]|$)")
+# A header: a capitalised word ('Grid 01', 'Puzzle 3:', 'SUDOKU') or a word and a number,
+# at most 12 letters, then a space, ':', '#' or the end.
+_HEADER = re.compile(r"(?:[A-Z][A-Za-z]{1,11}|[A-Za-z]{2,12}(?=\s*#?\s*\d))(?:[\s:#]|$)")
 _ROW_TOKEN = re.compile(r"[^\s|]+")
 
 _PUZZLE_COLUMNS = ("quizzes", "quiz", "puzzles", "puzzle", "sudoku", "grid", "problem", "question")
@@ -234,10 +238,15 @@ def _symbols(n: int) -> frozenset[str]:
 
 
 @cache
-def _solution_field(ncells: int) -> re.Pattern[str]:
-    """Finds the first metadata field of exactly ``ncells`` symbols (a claimed solution)."""
-    chars = "".join(re.escape(ch) for ch in sorted(_symbols(CELL_COUNTS[ncells])))
-    return re.compile(rf"(?<![^\s:;,#|])[{chars}]{{{ncells}}}(?![^\s:;,#|])")
+def _meta_field(ncells: int) -> re.Pattern[str]:
+    """Finds metadata fields of exactly ``ncells`` characters (candidate solutions)."""
+    return re.compile(rf"(?<![^\s:;,#|])[^\s:;,#|]{{{ncells}}}(?![^\s:;,#|])")
+
+
+@cache
+def _non_symbols(n: int) -> dict[int, None]:
+    """A ``str.translate`` table deleting every symbol and empty mark of side ``n``."""
+    return dict.fromkeys(map(ord, _symbols(n)))
 
 
 @cache
@@ -284,20 +293,23 @@ def _describe_alphabet(n: int, alphabet: str | None = None) -> str:
 _PUZZLE_IS_BOX_AND_CELLS = tuple(f.name for f in fields(Puzzle)) == ("box", "cells")
 
 
+_set = object.__setattr__
+
+
 def _checked_puzzle(box: int, cells: tuple[int, ...]) -> Puzzle:
     """A Puzzle from cells this module has already range-checked, skipping the re-check.
 
     ``Puzzle.__post_init__`` re-validates every cell, which was the largest single cost of
     reading a big file; these cells come out of a digit table, so they are ints in ``0..n``
-    by construction. The fields are set the way a frozen dataclass sets them itself. Falls
-    back to the normal constructor should Puzzle gain other fields.
+    by construction. The fields are set with ``object.__setattr__``, as a frozen dataclass's
+    own ``__init__`` sets them. Falls back to the normal constructor should Puzzle gain
+    other fields.
     """
     if not _PUZZLE_IS_BOX_AND_CELLS:
         return Puzzle(box, cells)
     puzzle = object.__new__(Puzzle)
-    attributes = puzzle.__dict__
-    attributes["box"] = box
-    attributes["cells"] = cells
+    _set(puzzle, "box", box)
+    _set(puzzle, "cells", cells)
     return puzzle
 
 
@@ -309,46 +321,53 @@ def _record(
     expected_solution: Puzzle | None,
     meta: str,
 ) -> PuzzleRecord:
-    """A PuzzleRecord made the way its frozen dataclass ``__init__`` would, only faster."""
+    """A PuzzleRecord set up as its frozen dataclass ``__init__`` would, minus the call cost."""
     record = object.__new__(PuzzleRecord)
-    record.__dict__.update(
-        dataset=dataset,
-        line=line,
-        puzzle=puzzle,
-        expected_count=expected_count,
-        expected_solution=expected_solution,
-        meta=meta,
-    )
+    _set(record, "dataset", dataset)
+    _set(record, "line", line)
+    _set(record, "puzzle", puzzle)
+    _set(record, "expected_count", expected_count)
+    _set(record, "expected_solution", expected_solution)
+    _set(record, "meta", meta)
     return record
 
 
 # --------------------------------------------------------------------------- batch checks
 
-# Per box side: the cell indices of every unit, shaped (n, 3n), row k holding each unit's
-# k-th cell, so that reductions run over the first axis (fast, contiguous).
-_UNIT_INDEX = {
-    box: np.ascontiguousarray(np.array(geometry(box).units, dtype=np.intp).T)
-    for box in SIZES.values()
-}
-# Per n: digit -> its bit (empty and anything above n -> 0), for every uint8 value.
-_BIT_TABLE = {
-    n: np.array(
-        [0] + [1 << d for d in range(1, n + 1)] + [0] * (255 - n),
-        dtype=np.uint16 if n <= 9 else np.uint32,
-    )
-    for n in SIZES
-}
+# numpy is imported where it is used, so that importing this module (and the CLI) stays quick.
+
+
+@cache
+def _unit_index(box: int) -> np.ndarray:
+    """Cell indices of every unit, shaped (n, 3n): row k holds each unit's k-th cell, so
+    that reductions run over the first axis (fast, contiguous)."""
+    import numpy as np
+
+    return np.ascontiguousarray(np.array(geometry(box).units, dtype=np.intp).T)
+
+
+@cache
+def _bit_table(n: int) -> np.ndarray:
+    """For every uint8 value: a digit's bit, 0 for empty and for anything above n."""
+    import numpy as np
+
+    bits = [0] + [1 << d for d in range(1, n + 1)] + [0] * (255 - n)
+    return np.array(bits, dtype=np.uint16 if n <= 9 else np.uint32)
 
 
 def _to_grid(texts: list[str], table: dict[int, str], ncells: int) -> np.ndarray:
     """Equal-length symbol strings as a (K, ncells) uint8 array of digits (above n: bad)."""
+    import numpy as np
+
     blob = "".join(texts).translate(table).encode("latin-1", "replace")
     return np.frombuffer(blob, dtype=np.uint8).reshape(len(texts), ncells)
 
 
 def _has_duplicates(grid: np.ndarray, n: int) -> np.ndarray:
     """For each row of ``grid`` (digits, 0 empty), whether some unit holds a digit twice."""
-    bits = _BIT_TABLE[n][grid.T[_UNIT_INDEX[SIZES[n]]]]  # (n, 3n, K)
+    import numpy as np
+
+    bits = _bit_table(n)[grid.T[_unit_index(SIZES[n])]]  # (n, 3n, K)
     union = np.bitwise_or.reduce(bits, axis=0)
     total = bits.sum(axis=0, dtype=bits.dtype)
     return (union != total).any(axis=0)
@@ -382,8 +401,11 @@ def _bad_char_reason(text: str, n: int, alphabet: str | None, where: Callable[[i
     )
 
 
-def _conflict_reason(puzzle: Puzzle, alphabet: str) -> str:
-    """'digit 7 appears twice in row 3', for the first repeated digit of ``puzzle``."""
+def _conflict_reason(puzzle: Puzzle, alphabet: str | None) -> str:
+    """'digit 7 appears twice in row 3', for the first repeated digit of ``puzzle``.
+
+    The digit is shown in the file's own ``alphabet``, or as a number when None.
+    """
     found = puzzle.conflicts()
     unit, digit = found[0]
     geo = puzzle.geometry
@@ -392,11 +414,14 @@ def _conflict_reason(puzzle: Puzzle, alphabet: str) -> str:
     more = ""
     if len(found) > 1:
         more = f" (and {len(found) - 1} more conflict{'' if len(found) == 2 else 's'})"
-    return f"digit {alphabet[digit - 1]} appears {count} in {geo.unit_name(unit)}{more}"
+    symbol = str(digit) if alphabet is None else alphabet[digit - 1]
+    return f"digit {symbol} appears {count} in {geo.unit_name(unit)}{more}"
 
 
 def _wrong_length(size: int) -> str:
     """The reason for a line that is neither a one-line puzzle nor the start of a grid."""
+    if size == 0:
+        return "no puzzle: the line starts with a metadata delimiter (one of : ; , |)"
     return (
         f"wrong length: {size} cells; expected {_LENGTHS_TEXT} for a one-line puzzle, "
         f"or {_WIDTHS_TEXT} for a grid row followed by the grid's other rows"
@@ -428,10 +453,7 @@ class _Candidate:
             return f"column {max(self.raw.find(self.text), 0) + index + 1}"
         n = len(self.rows)
         line, raw = self.rows[index // n]
-        if self.numeric:
-            starts = [match.start() for match in _ROW_TOKEN.finditer(raw)]
-        else:
-            starts = [i for i, ch in enumerate(raw) if not ch.isspace() and ch != "|"]
+        starts = _cell_starts(raw, self.numeric)
         column = starts[index % n] + 1 if index % n < len(starts) else 0
         return f"line {line}, column {column}"
 
@@ -453,6 +475,7 @@ class _Grid:
     n: int
     rows: list[tuple[int, str, list[str]]]  # (line, raw, cells)
     error: str | None = None
+    absorbed: int = 0  # leading rows first held back as possible 4x4 puzzles
 
 
 @dataclass(slots=True)
@@ -521,6 +544,7 @@ class _Parser:
     # ---- lines
 
     def feed(self, lines: Iterable[tuple[int, str]]) -> None:
+        """Take numbered lines one by one; puzzles found wait in ``waiting``."""
         token_match = _TOKEN.match
         for number, raw in lines:
             line = raw.strip()
@@ -595,8 +619,10 @@ class _Parser:
         self.flush_small()
         if _HEADER.match(line):
             self.after_header = True
-        elif width in ROW_WIDTHS:
+        elif width in ROW_WIDTHS and _mostly_plausible(cells, width):
             self.start_grid(number, raw, cells, width)  # its bad symbols are reported later
+        elif width in ROW_WIDTHS:
+            self.bad(number, _bad_cell_reason(raw, cells, width))
         else:
             rest = line[size:].lstrip()
             self.bad(number, _wrong_length(size if not rest or rest[0] in _META_START else width))
@@ -615,12 +641,16 @@ class _Parser:
     # ---- one-line puzzles
 
     def one_line(self, number: int, raw: str, token: str, meta: str) -> None:
+        """A one-line puzzle; a meta field of the grid's size, mostly symbols, is its solution."""
         solution = None
         count = None
         if meta:
-            match = _solution_field(len(token)).search(meta)
-            if match:
-                solution = match.group()
+            ncells = len(token)
+            for match in _meta_field(ncells).finditer(meta):
+                field = match.group()
+                if 2 * len(field.translate(_non_symbols(CELL_COUNTS[ncells]))) <= ncells:
+                    solution = field
+                    break
             if meta[0] == ":":
                 match = _TDOKU_COUNT.match(meta)
                 if match:
@@ -644,6 +674,8 @@ class _Parser:
         small, self.small = self.small, []
         first_line, first_raw, first_token = small[0]
         self.start_grid(first_line, first_raw, list(first_token), 16)
+        assert self.grid is not None
+        self.grid.absorbed = len(small)
         for line, row_raw, token in small[1:]:
             self.add_row(line, row_raw, list(token))
         self.add_row(number, raw, cells)
@@ -692,16 +724,35 @@ class _Parser:
         return True
 
     def end_grid(self) -> None:
-        """The grid being read ends here, before its last row: report it."""
+        """The grid being read ends here, before its last row: report it.
+
+        Rows held back as possible 4x4 puzzles and then taken into this grid are 4x4
+        puzzles after all, since the grid did not come to be.
+        """
         grid, self.grid = self.grid, None
         if grid is None:
             return
+        if grid.absorbed:
+            for line, raw, cells in grid.rows[: grid.absorbed]:
+                self.candidate(_Candidate(line, "".join(cells), raw))
+            grid.rows = grid.rows[grid.absorbed :]
+            grid.start = grid.rows[0][0]
+        n = grid.n
+        line, raw, cells = grid.rows[0]
         if grid.error is not None:
             self.bad(grid.start, grid.error)
-        elif len(grid.rows) == 1:
-            self.bad(grid.start, _wrong_length(grid.n))
+        elif len(grid.rows) > 1:
+            self.bad(grid.start, f"grid cut short: {len(grid.rows)} of {n} rows")
+        elif not all(_plausible([cell], n) for cell in cells):
+            self.bad(grid.start, _bad_cell_reason(raw, cells, n))
+        elif n == 16:
+            self.bad(grid.start, "grid cut short: 1 of 16 rows")
         else:
-            self.bad(grid.start, f"grid cut short: {len(grid.rows)} of {grid.n} rows")
+            self.bad(
+                grid.start,
+                f"wrong length: {n} cells; expected {_LENGTHS_TEXT} for a one-line puzzle "
+                f"(as the first row of a {n}x{n} grid, it lacks the other {n - 1} rows)",
+            )
 
     def finish_grid(self, grid: _Grid) -> None:
         """A grid with all its rows: make it a candidate, reading numbers if it has any."""
@@ -724,11 +775,7 @@ class _Parser:
                     text_cells.append(symbols[int(cell)])
                 else:
                     where = _Candidate(grid.start, "", "", rows=rows, numeric=True).where
-                    self.bad(
-                        grid.start,
-                        f"bad number {cell!r} at {where(r * n + c)}; expected 1-{n}, "
-                        f"or 0 or one of {_EMPTY_TEXT} for an empty cell",
-                    )
+                    self.bad(grid.start, _bad_cell_text(cell, where(r * n + c), n, True))
                     return
         text = "".join(text_cells)
         alphabet = canonical_alphabet(n)
@@ -779,7 +826,8 @@ class _Parser:
                     f"{len(solution)} cells, the puzzle {len(token)}",
                 )
                 return
-        meta = layout.delimiter.join(v for i, v in enumerate(values) if i != layout.puzzle)
+        del values[layout.puzzle]
+        meta = values[0] if len(values) == 1 else layout.delimiter.join(values)
         self.candidate(_Candidate(number, token, raw, meta.strip(), solution))
 
     # ---- checking candidates in batches
@@ -867,7 +915,7 @@ def _explain(cand: _Candidate, n: int, alphabet: str) -> str:
     table = _digit_table(n, alphabet)
     puzzle = Puzzle(box, tuple(map(ord, cand.text.translate(table))))
     if puzzle.conflicts():
-        return _conflict_reason(puzzle, alphabet)
+        return _conflict_reason(puzzle, None if cand.numeric else alphabet)
     solution = cand.solution or ""
     if _first_bad(solution, n, alphabet) is not None:
         return "expected solution: " + _bad_char_reason(solution, n, alphabet, cand.where_solution)
@@ -959,9 +1007,43 @@ def _is_number(cell: str, n: int) -> bool:
     return cell.isascii() and cell.isdigit() and len(cell) <= 3 and int(cell) <= n
 
 
+def _mostly_plausible(cells: list[str], n: int) -> bool:
+    """Whether at least half the cells could be symbols: a row with a typo, not junk."""
+    return 2 * sum(_plausible([cell], n) for cell in cells) >= len(cells)
+
+
+def _cell_starts(raw: str, numeric: bool) -> list[int]:
+    """The 0-based column where each cell of a grid row starts."""
+    if numeric:
+        return [match.start() for match in _ROW_TOKEN.finditer(raw)]
+    return [i for i, ch in enumerate(raw) if not ch.isspace() and ch != "|"]
+
+
+def _bad_cell_reason(raw: str, cells: list[str], n: int) -> str:
+    """Why a line with a row's number of cells is not a row: its first impossible cell."""
+    index = next(i for i, cell in enumerate(cells) if not _plausible([cell], n))
+    numeric = any(len(cell) > 1 for cell in cells)
+    starts = _cell_starts(raw, numeric)
+    column = starts[index] + 1 if index < len(starts) else 0
+    return _bad_cell_text(cells[index], f"column {column}", n, numeric)
+
+
+def _bad_cell_text(cell: str, where: str, n: int, numeric: bool) -> str:
+    """'bad character 'x' at column 3; expected ...' or the same for a number."""
+    if numeric:
+        return (
+            f"bad number {cell!r} at {where}; expected 1-{n}, "
+            f"or 0 or one of {_EMPTY_TEXT} for an empty cell"
+        )
+    return f"bad character {cell!r} at {where}; expected {_describe_alphabet(n)}"
+
+
 def _unquote(value: str) -> str:
     """A CSV field without surrounding spaces and quotes."""
-    return value.strip().strip("\"'").strip()
+    value = value.strip()
+    if value[:1] in _QUOTES or value[-1:] in _QUOTES:
+        value = value.strip("\"'").strip()
+    return value
 
 
 def _csv_split(line: str, delimiter: str) -> list[str]:

@@ -1,7 +1,6 @@
 """Tests for the ac3 backend: its four rules, heuristics, counters, statuses and sizes."""
 
 # The project writes `assert expected == actual`, which ruff calls a Yoda condition.
-# ruff: noqa: SIM300
 
 from __future__ import annotations
 
@@ -15,31 +14,37 @@ from backends.ac3 import (
     Ac3Backend,
     hidden_double,
     hidden_single,
+    infer,
     naked_double,
     naked_single,
     order_least_placed,
     order_most_placed,
-    order_random,
     revise,
     select_fewest,
     select_most,
+    shuffled,
 )
 from backends.base import SolveResult, Status
 from backends.errors import BackendOptionError
-from backends.puzzle import Puzzle, geometry
+from backends.puzzle import Puzzle
+from backends.search import ROOT, check_state, tables
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 UNIT9 = tuple(range(9))
+T9 = tables(3)
 #: Consistent givens, no solution; root propagation alone cannot refute it (checked with a
 #: SAT solver when it was made from a formula grid with one wrong given added).
+# Norvig's top95, puzzle 1.
+TOP95_FIRST = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 UNSAT_BY_SEARCH = (
     "12...6.....6........912.......56.8.15...91..4.9.7.4.6.34.6...........3.591..45..."
 )
 
 
-def cands(*cells: str) -> list[int]:
-    """Candidate masks from digit strings: '157' holds digits 1, 5 and 7."""
-    return [sum(1 << (int(d) - 1) for d in cell) for cell in cells]
+def cands(*cells: str, box: int = 3) -> list[int]:
+    """The core's open values for cells 0, 1, ...: '157' holds digits 1, 5 and 7."""
+    t = tables(box)
+    return [t.open_value(c, sum(1 << (int(d) - 1) for d in cell)) for c, cell in enumerate(cells)]
 
 
 def formula_grid(box: int) -> list[int]:
@@ -105,7 +110,7 @@ def totals(puzzles: list[Puzzle], spec: str) -> tuple[int, int, int]:
 def test_naked_single_removes_the_digit_from_the_rest_of_the_unit() -> None:
     """Singles 5 and 2 leave the other cells of the unit."""
     cand = cands("5", "157", "59", "134", "1234", "46789", "789", "6789", "2")
-    changed = naked_single(cand, UNIT9)
+    changed = naked_single(cand, UNIT9, T9)
     assert cands("5", "17", "9", "134", "134", "46789", "789", "6789", "2") == cand
     assert [1, 2, 4] == changed
 
@@ -113,7 +118,7 @@ def test_naked_single_removes_the_digit_from_the_rest_of_the_unit() -> None:
 def test_hidden_single_keeps_only_the_digit_with_one_place() -> None:
     """Digit 9 fits only cell 6, which loses its 7 and 8."""
     cand = cands("12", "123", "23", "145", "456", "1456", "789", "78", "78")
-    changed = hidden_single(cand, UNIT9)
+    changed = hidden_single(cand, UNIT9, T9)
     assert cands("12", "123", "23", "145", "456", "1456", "9", "78", "78") == cand
     assert [6] == changed
 
@@ -121,7 +126,7 @@ def test_hidden_single_keeps_only_the_digit_with_one_place() -> None:
 def test_naked_double_removes_the_pair_from_the_rest_of_the_unit() -> None:
     """Pairs {1,2} (cells 0,1) and {7,8} (cells 6,7) leave cells 2, 3 and 8."""
     cand = cands("12", "12", "123", "1245", "345", "6", "78", "78", "789")
-    changed = naked_double(cand, UNIT9)
+    changed = naked_double(cand, UNIT9, T9)
     assert cands("12", "12", "3", "45", "345", "6", "78", "78", "9") == cand
     assert [2, 3, 8] == changed
 
@@ -129,7 +134,7 @@ def test_naked_double_removes_the_pair_from_the_rest_of_the_unit() -> None:
 def test_hidden_double_keeps_only_the_pair_in_its_two_cells() -> None:
     """Digits 1 and 2 fit only cells 0 and 1, which lose 3, 4 and 5."""
     cand = cands("1234", "1235", "345", "345", "456", "4567", "5678", "6789", "6789")
-    changed = hidden_double(cand, UNIT9)
+    changed = hidden_double(cand, UNIT9, T9)
     assert cands("12", "12", "345", "345", "456", "4567", "5678", "6789", "6789") == cand
     assert [0, 1] == changed
 
@@ -138,16 +143,16 @@ def test_hidden_double_ignores_a_digit_without_a_partner() -> None:
     """Digit 9 alone in cells 7 and 8 (8 is in three cells) changes nothing."""
     cand = cands("123", "123", "123", "456", "456", "456", "78", "789", "789")
     before = list(cand)
-    assert [] == hidden_double(cand, UNIT9)
+    assert [] == hidden_double(cand, UNIT9, T9)
     assert before == cand
 
 
 def test_revise_runs_hidden_double_only_when_the_other_rules_changed_nothing() -> None:
     """The first revision only strips the single 9; the second applies the hidden pair."""
     cand = cands("1234", "1235", "345", "345", "456", "4567", "5678", "6789", "9")
-    assert [7] == revise(cand, UNIT9)
+    assert [7] == revise(cand, UNIT9, T9)
     assert cands("1234", "1235", "345", "345", "456", "4567", "5678", "678", "9") == cand
-    assert [0, 1] == revise(cand, UNIT9)
+    assert [0, 1] == revise(cand, UNIT9, T9)
     assert cands("12", "12", "345", "345", "456", "4567", "5678", "678", "9") == cand
 
 
@@ -162,7 +167,7 @@ def test_revise_runs_hidden_double_only_when_the_other_rules_changed_nothing() -
 )
 def test_each_rule_reports_a_contradiction_as_none(rule: object, cells: tuple[str, ...]) -> None:
     """Equal singles, a missing digit, a pair in three cells, three digits for two cells."""
-    assert rule(cands(*cells), UNIT9) is None  # type: ignore[operator]
+    assert rule(cands(*cells), UNIT9, T9) is None  # type: ignore[operator]
 
 
 # --- heuristics ---------------------------------------------------------------------------
@@ -170,36 +175,46 @@ def test_each_rule_reports_a_contradiction_as_none(rule: object, cells: tuple[st
 
 def small_grid() -> list[int]:
     """4x4 candidates: row 1 is nearly solved, row 2 holds a 3-candidate cell."""
-    cand = cands(*["1234"] * 16)
-    cand[0:4] = cands("1", "2", "34", "234")
-    cand[6] = cands("123")[0]
-    return cand
+    return cands("1", "2", "34", "234", "1234", "1234", "123", *["1234"] * 9, box=2)
 
 
 def test_select_fewest_takes_the_lightest_unit_then_its_smallest_cell() -> None:
     """Approach A: row 1 (5 candidates) wins, and its cell r1c3 ({3,4}) is chosen."""
-    assert 2 == select_fewest(small_grid(), geometry(2))
+    assert 2 == select_fewest(small_grid(), tables(2))
 
 
 def test_select_most_takes_the_heaviest_unit_then_its_largest_cell() -> None:
     """Approach B: row 3 (16 candidates, the first such unit) wins, then its first cell."""
-    assert 8 == select_most(small_grid(), geometry(2))
+    assert 8 == select_most(small_grid(), tables(2))
 
 
-def test_select_returns_none_when_every_cell_is_solved() -> None:
-    """No unsolved cell, no choice."""
-    solved = [1 << (d - 1) for d in formula_grid(2)]
-    assert (None, None) == (select_fewest(solved, geometry(2)), select_most(solved, geometry(2)))
+def test_select_returns_minus_one_when_every_cell_is_solved() -> None:
+    """No unsolved cell, no choice: -1, as the core expects."""
+    t = tables(2)
+    solved = [t.assigned | 1 << (d - 1) for d in formula_grid(2)]
+    assert (-1, -1) == (select_fewest(solved, t), select_most(solved, t))
+
+
+def digits(bits: object) -> list[int]:
+    """The digits of a sequence of candidate bits."""
+    return [bit.bit_length() for bit in bits]  # type: ignore[attr-defined]
 
 
 def test_value_orders_follow_how_often_each_digit_is_placed() -> None:
     """Digit 3 placed twice, 1 once, 2 and 4 never: most, least and seeded random orders."""
-    cand = cands("3", "3", "1", *["1234"] * 13)
-    rng = random.Random(0)
-    assert [3, 1, 2, 4] == order_most_placed(cand, 5, rng)
-    assert [2, 4, 1, 3] == order_least_placed(cand, 5, rng)
-    shuffled = order_random(cand, 5, random.Random(7))
-    assert ([1, 2, 3, 4], shuffled) == (sorted(shuffled), order_random(cand, 5, random.Random(7)))
+    t = tables(2)
+    cand = cands("3", "3", "1", *["1234"] * 13, box=2)
+    assert [3, 1, 2, 4] == digits(order_most_placed(cand, 5, t))
+    assert [2, 4, 1, 3] == digits(order_least_placed(cand, 5, t))
+    once = digits(shuffled(random.Random(7))(cand, 5, t))
+    assert ([1, 2, 3, 4], once) == (sorted(once), digits(shuffled(random.Random(7))(cand, 5, t)))
+
+
+def test_infer_at_the_root_keeps_the_core_state_well_formed() -> None:
+    """After AC-3 on a top95 puzzle every value still has the right count and cell fields."""
+    start = Ac3Backend().encode(Puzzle.parse(TOP95_FIRST))
+    state = list(start.cands)
+    assert (True, None) == (infer(state, ROOT, 0, start.tables), check_state(state, start.tables))
 
 
 # --- options ------------------------------------------------------------------------------

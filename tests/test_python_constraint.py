@@ -73,7 +73,9 @@ def test_solves_norvig_hardest() -> None:
     backend = PythonConstraintBackend()
     results = [backend.solve(backend.encode(p)) for p in puzzles]
     assert 11 == len(puzzles)
-    assert [True] * 11 == [is_solution_of(p, r.solution) for p, r in zip(puzzles, results)]
+    assert [True] * 11 == [
+        is_solution_of(p, r.solution) for p, r in zip(puzzles, results, strict=True)
+    ]
 
 
 @pytest.mark.parametrize("solver", sorted(SOLVERS))
@@ -156,7 +158,7 @@ def test_count_checks_off_leaves_native_empty() -> None:
 
 def test_unknown_solver_is_refused() -> None:
     """An unknown solver name is a BackendOptionError that lists the choices."""
-    with pytest.raises(BackendOptionError, match="minconflicts.*backtracking"):
+    with pytest.raises(BackendOptionError, match=r"minconflicts.*backtracking"):
         PythonConstraintBackend(solver="minconflicts")
 
 
