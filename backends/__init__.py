@@ -14,9 +14,13 @@ from backends.base import Backend, Option, SolveResult, Status
 from backends.cpsat import CpSatBackend
 from backends.dlx import DlxBackend
 from backends.errors import BackendOptionError, UnknownBackendError
+from backends.logic import LogicBackend
 from backends.mrv import MrvBackend
+from backends.naive import NaiveBackend
+from backends.norvig import NorvigBackend
 from backends.puzzle import Puzzle
 from backends.pycosat_backend import PycosatBackend
+from backends.python_constraint import PythonConstraintBackend
 
 REGISTRY: dict[str, type[Backend]] = {
     "cpsat": CpSatBackend,
@@ -24,6 +28,10 @@ REGISTRY: dict[str, type[Backend]] = {
     "ac3": Ac3Backend,
     "mrv": MrvBackend,
     "dlx": DlxBackend,
+    "naive": NaiveBackend,
+    "norvig": NorvigBackend,
+    "logic": LogicBackend,
+    "python-constraint": PythonConstraintBackend,
 }
 
 __all__ = [

@@ -36,11 +36,22 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from backends.base import Backend, Option, SolveResult
+from backends.base import Option
 from backends.puzzle import Cell, Puzzle, Unit
-from backends.search import ROOT, Order, Select, Start, State, Tables, bits_of, solve, tables
+from backends.search import (
+    ROOT,
+    Heuristics,
+    Order,
+    SearchBackend,
+    Select,
+    Start,
+    State,
+    Tables,
+    bits_of,
+    tables,
+)
 
 #: A propagation rule: narrows the candidates of one unit in place. Returns the cells it
 #: changed, or None when the unit is contradictory.
@@ -60,16 +71,23 @@ def naked_single(cands: State, unit: Unit, t: Tables) -> list[Cell] | None:
             if not m or placed & m:
                 return None
             placed |= m
+    if not placed:
+        return []
+    return _remove(cands, [c for c in unit if (m := cands[c] & full) & (m - 1)], placed, t)
+
+
+def _remove(cands: State, cells: Iterable[Cell], digits: int, t: Tables) -> list[Cell] | None:
+    """Remove ``digits`` from ``cells``: the cells that lost one, or None if one empties."""
+    full = t.full
     changed: list[Cell] = []
-    if placed:
-        for c in unit:
-            m = cands[c] & full
-            if m & (m - 1) and m & placed:
-                m &= ~placed
-                if not m:
-                    return None
-                cands[c] = t.open_value(c, m)
-                changed.append(c)
+    for c in cells:
+        m = cands[c] & full
+        if m & digits:
+            m &= ~digits
+            if not m:
+                return None
+            cands[c] = t.open_value(c, m)
+            changed.append(c)
     return changed
 
 
@@ -113,14 +131,10 @@ def naked_double(cands: State, unit: Unit, t: Tables) -> list[Cell] | None:
                 first[m] = c
     changed: list[Cell] = []
     for a, b, pair in pairs:
-        for c in unit:
-            m = cands[c] & full
-            if m & pair and c != a and c != b:
-                m &= ~pair
-                if not m:
-                    return None
-                cands[c] = t.open_value(c, m)
-                changed.append(c)
+        got = _remove(cands, [c for c in unit if c != a and c != b], pair, t)
+        if got is None:
+            return None
+        changed += got
     return changed
 
 
@@ -310,7 +324,7 @@ def _lower(text: str) -> str:
     return text.strip().lower()
 
 
-class Ac3Backend(Backend):
+class Ac3Backend(SearchBackend):
     """Seed 004's solver: AC-3 over units with four rules, unit-then-cell selection."""
 
     name: ClassVar[str] = "ac3"
@@ -343,13 +357,11 @@ class Ac3Backend(Backend):
     )
     deterministic: ClassVar[bool] = True  # order=random included: seeded afresh per solve
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.select: Select = SELECTS[self.config["select"]]
-
     def encode(self, puzzle: Puzzle) -> Start:
+        """Givens assigned, empty cells open with every digit."""
         return encode_puzzle(puzzle)
 
-    def solve(self, encoded: Start, limit: int = 1, time_limit: float | None = None) -> SolveResult:
+    def heuristics(self) -> Heuristics:
+        """Approach A or B, order A-1, A-2 or a shuffle seeded afresh per solve, and AC-3."""
         order = ORDERS[self.config["order"]] or shuffled(random.Random(self.config["seed"]))
-        return solve(encoded, limit, time_limit, select=self.select, order=order, inference=infer)
+        return Heuristics(select=SELECTS[self.config["select"]], order=order, inference=infer)

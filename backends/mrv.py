@@ -15,12 +15,18 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from backends.base import Backend, Option, SolveResult
-from backends.puzzle import Puzzle
-from backends.search import INFERENCES, ORDERS, SELECTS, Start, initial_state, select_option, solve
+from backends.base import Option
+from backends.search import (
+    INFERENCES,
+    ORDERS,
+    SELECTS,
+    Heuristics,
+    SearchBackend,
+    select_option,
+)
 
 
-class MrvBackend(Backend):
+class MrvBackend(SearchBackend):
     """Depth-first search on bitmask candidates; heuristics chosen by options."""
 
     name: ClassVar[str] = "mrv"
@@ -39,19 +45,10 @@ class MrvBackend(Backend):
             choices=tuple(INFERENCES),
         ),
     )
-    deterministic: ClassVar[bool] = True
-    max_box: ClassVar[int] = 5
 
-    def encode(self, puzzle: Puzzle) -> Start:
-        """The root state: givens assigned, empty cells' candidates filtered by the givens."""
-        return initial_state(puzzle)
-
-    def solve(self, encoded: Start, limit: int = 1, time_limit: float | None = None) -> SolveResult:
-        """Search for up to ``limit`` solutions; TIMEOUT (with counters) once time runs out."""
-        return solve(
-            encoded,
-            limit,
-            time_limit,
+    def heuristics(self) -> Heuristics:
+        """The selection, order and inference the options name."""
+        return Heuristics(
             select=SELECTS[self.config["select"]],
             order=ORDERS[self.config["order"]],
             inference=INFERENCES[self.config["inference"]],

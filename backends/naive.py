@@ -21,26 +21,23 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from backends.base import Backend, Option, SolveResult, parse_bool
-from backends.puzzle import Puzzle
+from backends.base import Option, parse_bool
 from backends.search import (
     SELECTS,
-    Start,
-    ascending,
+    Heuristics,
+    SearchBackend,
     check,
-    initial_state,
     iterative,
     recursive,
     select_option,
     singles,
-    solve,
 )
 
 #: What ``presolve`` may run at the root before the plain search, by option value.
 PRESOLVES = {"none": None, "singles": singles}
 
 
-class NaiveBackend(Backend):
+class NaiveBackend(SearchBackend):
     """Plain backtracking: first empty cell, ascending digits, validity check only."""
 
     name: ClassVar[str] = "naive"
@@ -63,22 +60,13 @@ class NaiveBackend(Backend):
             choices=tuple(PRESOLVES),
         ),
     )
-    deterministic: ClassVar[bool] = True
     #: 16x16 and 25x25 puzzles take this search hours; it supports (and is tested on) 9x9.
     max_box: ClassVar[int] = 3
 
-    def encode(self, puzzle: Puzzle) -> Start:
-        """The root state: givens assigned, empty cells' candidates filtered by the givens."""
-        return initial_state(puzzle)
-
-    def solve(self, encoded: Start, limit: int = 1, time_limit: float | None = None) -> SolveResult:
-        """Search for up to ``limit`` solutions; TIMEOUT (with counters) once time runs out."""
-        return solve(
-            encoded,
-            limit,
-            time_limit,
+    def heuristics(self) -> Heuristics:
+        """Validity check only; the options choose the cell, the presolve and the driver."""
+        return Heuristics(
             select=SELECTS[self.config["select"]],
-            order=ascending,
             inference=check,
             root=PRESOLVES[self.config["presolve"]],
             driver=iterative if self.config["iterative"] else recursive,

@@ -22,18 +22,15 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from backends.base import Backend, Option, SolveResult, parse_bool
+from backends.base import Option, parse_bool
 from backends.errors import BackendOptionError
-from backends.puzzle import Puzzle
 from backends.search import (
     PAIR_FLAGS,
     PAIRS,
     SELECTS,
-    Start,
-    ascending,
-    initial_state,
+    Heuristics,
+    SearchBackend,
     select_option,
-    solve,
     with_locked,
 )
 
@@ -53,7 +50,7 @@ def parse_pairs(text: str) -> str:
         ) from None
 
 
-class NorvigBackend(Backend):
+class NorvigBackend(SearchBackend):
     """Norvig's propagation (naked and hidden singles) with MRV search; Vermeer's pairs."""
 
     name: ClassVar[str] = "norvig"
@@ -79,27 +76,14 @@ class NorvigBackend(Backend):
         ),
         select_option("mrv"),
     )
-    deterministic: ClassVar[bool] = True
-    max_box: ClassVar[int] = 5
 
-    def encode(self, puzzle: Puzzle) -> Start:
-        """The root state: givens assigned, empty cells' candidates filtered by the givens."""
-        return initial_state(puzzle)
-
-    def solve(self, encoded: Start, limit: int = 1, time_limit: float | None = None) -> SolveResult:
-        """Search for up to ``limit`` solutions; TIMEOUT (with counters) once time runs out."""
+    def heuristics(self) -> Heuristics:
+        """Fewest-candidates cell (unless ``select`` says otherwise), the propagation the
+        ``pairs`` and ``locked`` options build, at the root and after each assignment."""
         inference = PAIRS[self.config["pairs"]]
         root = None
         if self.config["locked"] != "none":
             root = with_locked(PAIR_FLAGS[self.config["pairs"]])
             if self.config["locked"] == "all":
                 inference = root
-        return solve(
-            encoded,
-            limit,
-            time_limit,
-            select=SELECTS[self.config["select"]],
-            order=ascending,
-            inference=inference,
-            root=root,
-        )
+        return Heuristics(select=SELECTS[self.config["select"]], inference=inference, root=root)

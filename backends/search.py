@@ -14,12 +14,15 @@ is a choice of three small named functions:
   False on a contradiction. It is also called once at the root with ``cell == ROOT`` (and
   ``bit == 0``) to make the starting state consistent; ``search(root=...)`` may run another
   inference there (a presolve). :func:`check` (alias :data:`none`), :func:`forward`,
-  :func:`singles`, and the pair rules of :data:`PAIRS`; :func:`with_locked` adds locked
-  candidates to any of them.
+  :func:`singles` and the pair rules of :data:`PAIRS`, all but the first two built on
+  :func:`propagate`; :func:`with_locked` adds locked candidates to singles and pairs.
 
 Two drivers walk the same tree: :func:`iterative` (an explicit stack) and :func:`recursive`.
 Both only ask :func:`search`'s node expansion for the next child, so their trees and counters
 are identical by construction.
+
+A backend on this core subclasses :class:`SearchBackend`: it declares its options and returns
+the :class:`Heuristics` they choose; encoding and solving (:func:`solve`) are shared.
 
 State
 -----
@@ -58,13 +61,14 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
+from abc import abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache, reduce
 from operator import itemgetter, or_
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
-from backends.base import Option, SolveResult, Status
+from backends.base import Backend, Option, SolveResult, Status
 from backends.puzzle import Geometry, Grid, Puzzle, geometry
 
 #: The ``cell`` argument an inference receives for the root call.
@@ -90,27 +94,45 @@ class Tables:
     peers: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
     units: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
     unit_bits: tuple[int, ...] = field(init=False, repr=False)  # per cell: 1 << each unit
-    # per cell: a getter returning the tuple of its peers' values, in C
     peer_values: tuple[Getter, ...] = field(init=False, repr=False)  # per cell: its peers
     unit_values: tuple[Getter, ...] = field(init=False, repr=False)  # per unit: its cells
-    # per box-line intersection: getters of (its cells, the rest of the box, the rest of the line)
-    intersection_values: tuple[tuple[Getter, Getter, Getter], ...] = field(init=False, repr=False)
+    # per segment (a box-line intersection): its cells
+    segment_values: tuple[Getter, ...] = field(init=False, repr=False)
+    # per segment: the segments beside it on its line, those parallel to it in its box, and
+    # getters of the rest of the line and of the rest of the box
+    segments: tuple[tuple[tuple[int, ...], tuple[int, ...], Getter, Getter], ...] = field(
+        init=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         geo = self.geo
         n = geo.n
         index_bits = (geo.ncells - 1).bit_length()
         count_shift = n + index_bits
-        intersections = []
-        for box in geo.boxes:
-            for line in (*geo.rows, *geo.cols):
-                common = tuple(c for c in box if c in line)
-                if common:
-                    box_rest = tuple(c for c in box if c not in common)
-                    line_rest = tuple(c for c in line if c not in common)
-                    intersections.append(
-                        (itemgetter(*common), itemgetter(*box_rest), itemgetter(*line_rest))
-                    )
+        # Box-line intersections ("segments"), rows first: each with the segments beside it
+        # on its line and the segments parallel to it in its box.
+        segments = [
+            (b, li, tuple(c for c in box if c in line))
+            for b, box in enumerate(geo.boxes)
+            for li, line in enumerate((*geo.rows, *geo.cols))
+            if any(c in line for c in box)
+        ]
+        segment_info = []
+        for b, li, cells in segments:
+            horizontal = li < n
+            line_others = tuple(
+                j for j, (_, lj, _) in enumerate(segments) if lj == li and segments[j][2] != cells
+            )
+            box_others = tuple(
+                j
+                for j, (bj, lj, cj) in enumerate(segments)
+                if bj == b and (lj < n) == horizontal and cj != cells
+            )
+            line_rest = tuple(c for j in line_others for c in segments[j][2])
+            box_rest = tuple(c for j in box_others for c in segments[j][2])
+            segment_info.append(
+                (line_others, box_others, itemgetter(*line_rest), itemgetter(*box_rest))
+            )
         for name, value in (
             ("n", n),
             ("ncells", geo.ncells),
@@ -124,7 +146,8 @@ class Tables:
             ("unit_bits", tuple(sum(1 << u for u in us) for us in geo.units_of)),
             ("peer_values", tuple(itemgetter(*ps) for ps in geo.peers)),
             ("unit_values", tuple(itemgetter(*u) for u in geo.units)),
-            ("intersection_values", tuple(intersections)),
+            ("segment_values", tuple(itemgetter(*cells) for _, _, cells in segments)),
+            ("segments", tuple(segment_info)),
         ):
             object.__setattr__(self, name, value)
 
@@ -330,23 +353,14 @@ def propagate(
             unit = units[low.bit_length() - 1]
             # Open cells' values are OR-ed whole: the bits above ``full`` are masked off below.
             once = twice = thrice = placed = 0
-            if pairs & HIDDEN_PAIRS:
-                for p in unit:
-                    mask = cands[p]
-                    if mask >= assigned:
-                        placed |= mask
-                    else:
-                        thrice |= twice & mask
-                        twice |= once & mask
-                        once |= mask
-            else:
-                for p in unit:
-                    mask = cands[p]
-                    if mask >= assigned:
-                        placed |= mask
-                    else:
-                        twice |= once & mask
-                        once |= mask
+            for p in unit:
+                mask = cands[p]
+                if mask >= assigned:
+                    placed |= mask
+                else:
+                    thrice |= twice & mask
+                    twice |= once & mask
+                    once |= mask
             if (once | placed) & full != full:
                 return False  # a digit with no place in this unit
             hidden = once & ~(twice | placed) & full
@@ -501,17 +515,25 @@ def locked_candidates(cands: State, t: Tables, queue: list[tuple[int, int]]) -> 
     :func:`propagate`. Returns the units of the cells changed (0 if none), or -1 on a
     contradiction.
 
-    The state must hold no assigned digit among a peer's candidates (as :func:`propagate`
-    leaves it): then an assigned cell changes no union that matters, so every value of an
-    intersection is OR-ed in, in C.
+    The unions of every segment (box-line intersection) are taken once, in C, before any
+    removal; a removal can only make later decisions of the same pass more cautious or act
+    in a state that has no solution anyway, so the pass stays sound. The state must hold no
+    assigned digit among a peer's candidates (as :func:`propagate` leaves it): then an
+    assigned cell changes no decision, so assigned values are OR-ed in with the open ones.
     """
     full = t.full
     dirty = 0
-    for common, box_rest, line_rest in t.intersection_values:
-        inside = reduce(or_, common(cands)) & full
+    unions = [reduce(or_, cells(cands)) for cells in t.segment_values]
+    for inside, (line_others, box_others, line_rest, box_rest) in zip(
+        unions, t.segments, strict=True
+    ):
+        inside &= full
         if inside:
-            in_box = reduce(or_, box_rest(cands))
-            in_line = reduce(or_, line_rest(cands))
+            in_line = in_box = 0
+            for j in line_others:
+                in_line |= unions[j]
+            for j in box_others:
+                in_box |= unions[j]
             pointing = inside & in_line & ~in_box
             claiming = inside & in_box & ~in_line
             for drop, cells in ((pointing, line_rest), (claiming, box_rest)):
@@ -727,26 +749,56 @@ def search(
     return Outcome(status, tuple(solutions), nodes, guesses, backtracks)
 
 
+@dataclass(frozen=True)
+class Heuristics:
+    """The functions one search runs with (see :func:`search` for each)."""
+
+    select: Select = mrv
+    order: Order = ascending
+    inference: Inference = forward
+    root: Inference | None = None
+    driver: Driver = iterative
+
+
 def solve(
     start: Start,
     limit: int = 1,
     time_limit: float | None = None,
-    *,
-    select: Select = mrv,
-    order: Order = ascending,
-    inference: Inference = forward,
-    root: Inference | None = None,
-    driver: Driver = iterative,
+    heuristics: Heuristics = Heuristics(),
 ) -> SolveResult:
     """:func:`search` as a backend's ``solve`` step: the deadline is ``time_limit`` from now."""
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    outcome = search(start, select, order, inference, limit, deadline, root, driver)
+    h = heuristics
+    outcome = search(start, h.select, h.order, h.inference, limit, deadline, h.root, h.driver)
     message = (
         f"time limit {time_limit}s reached after {len(outcome.solutions)} solution(s)"
         if outcome.status is Status.TIMEOUT
         else ""
     )
     return outcome.result(message)
+
+
+class SearchBackend(Backend):
+    """A backend that is a choice of :class:`Heuristics` for the one search of this module.
+
+    Subclasses declare their options and say, in :meth:`heuristics`, which functions those
+    options choose; encoding (:func:`initial_state`) and solving are shared.
+    """
+
+    deterministic: ClassVar[bool] = True
+    max_box: ClassVar[int] = 5
+
+    @abstractmethod
+    def heuristics(self) -> Heuristics:
+        """The functions this backend's options choose."""
+
+    def encode(self, puzzle: Puzzle) -> Start:
+        """The root state: givens assigned, empty cells' candidates filtered by the givens."""
+        return initial_state(puzzle)
+
+    def solve(self, encoded: Start, limit: int = 1, time_limit: float | None = None) -> SolveResult:
+        """Search for up to ``limit`` solutions; TIMEOUT (with counters) once time runs out."""
+        return solve(encoded, limit, time_limit, self.heuristics())
 
 
 def select_option(default: str) -> Option:

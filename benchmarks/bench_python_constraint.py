@@ -14,8 +14,9 @@ Printed: one row per puzzle (solve-phase ms, or TIMEOUT), then per configuration
 solved count, the median and max of the solve phase, the ratio of medians to the first
 configuration (c0), the median of the per-puzzle ratios to c0, and the total constraint checks
 (``-`` when some run has none). A timed-out solve counts as the timeout in the median and max,
-which are then shown with ``>=``. Times are wall-clock ms from ``time.perf_counter`` inside
-the worker.
+which are then shown with ``>=`` (the timeout covers the worker's start-up, a few hundred ms,
+so with the default 10 s it is a near bound). Times are wall-clock ms from
+``time.perf_counter`` inside the worker; the library is imported before timing starts.
 """
 
 from __future__ import annotations
@@ -102,11 +103,11 @@ def capped(run: Run, timeout_ms: float) -> float:
 def summarize(runs: list[Run], timeout_ms: float) -> tuple[str, str, float]:
     """(median text, max text, median value) of solve ms, a TIMEOUT counted as the timeout."""
     values = [capped(r, timeout_ms) for r in runs]
-    capped = sum(1 for r in runs if r.solve_ms is None)
+    n_capped = sum(1 for r in runs if r.solve_ms is None)
     median = statistics.median(values)
     # Timeouts sort last; the median is only a lower bound when one reaches the middle.
-    median_mark = ">=" if len(values) // 2 >= len(values) - capped else ""
-    mark = ">=" if capped else ""
+    median_mark = ">=" if len(values) // 2 >= len(values) - n_capped else ""
+    mark = ">=" if n_capped else ""
     return f"{median_mark}{median:.1f}", f"{mark}{max(values):.1f}", median
 
 

@@ -148,6 +148,11 @@ def exit_code_for(statuses: Sequence[str]) -> int:
     default=None,
     help="After the run, gate it against this CSV as 'harness check' does.",
 )
+@click.option(
+    "--by-tier",
+    is_flag=True,
+    help="Also print the table per difficulty tier (rates each puzzle with 'logic' first).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def run(
     files: tuple[str, ...],
@@ -163,6 +168,7 @@ def run(
     skip_invalid: bool,
     max_bad_lines: int,
     baseline: Path | None,
+    by_tier: bool,
     quiet: bool,
 ) -> None:
     """Run backends over puzzle FILES (- for stdin); write a CSV and print a table."""
@@ -222,6 +228,12 @@ def run(
     if not native.empty:
         click.echo("\nnative statistics (medians over answered puzzles):")
         click.echo(tables.render(native))
+    if by_tier:
+        from harness import rating
+
+        tiers = rating.tiers_of(r.puzzle.to_string() for r in records)
+        click.echo("\nby difficulty tier (harness rate):")
+        click.echo(tables.render(tables.summary_by_tier(frame, tiers, rating.ALL_TIERS)))
     if result.resumed:
         click.echo(f"\nresumed: {result.resumed} row(s) were already in the CSV")
     if result.cross_checked:
@@ -339,7 +351,8 @@ def check(
     "--pool",
     type=click.IntRange(min=1),
     default=None,
-    help="Make this many candidates and keep the COUNT hardest by --backend nodes.",
+    help="Make this many candidates and keep the COUNT hardest by --backend (or --adversarial) "
+    "nodes.",
 )
 @click.option(
     "--backend",
@@ -366,6 +379,33 @@ def check(
     help="Backend spec that proves uniqueness while carving (speed only).",
 )
 @click.option(
+    "--symmetry",
+    type=click.Choice(list(generate_lib.SYMMETRIES)),
+    default="none",
+    show_default=True,
+    help="Remove clues in groups symmetric under: a half turn (rotational), a quarter turn, "
+    "the vertical centre line (mirror), a diagonal, or all of them (dihedral).",
+)
+@click.option(
+    "--difficulty",
+    default=None,
+    help="Keep only puzzles of this harness.rating tier: easy, medium, hard, expert or "
+    "needs-guess.",
+)
+@click.option(
+    "--adversarial",
+    default=None,
+    metavar="BACKEND",
+    help="Hill-climb each puzzle to raise this backend's nodes (limit=1); they then rank.",
+)
+@click.option(
+    "--iterations",
+    type=click.IntRange(min=0),
+    default=generate_lib.DEFAULT_ITERATIONS,
+    show_default=True,
+    help="Hill-climbing moves per puzzle with --adversarial.",
+)
+@click.option(
     "-j",
     "--jobs",
     type=click.IntRange(min=1),
@@ -389,11 +429,15 @@ def generate(
     require_guess: bool,
     min_givens: int,
     check_backend: str,
+    symmetry: str,
+    difficulty: str | None,
+    adversarial: str | None,
+    iterations: int,
     jobs: int,
     out: Path | None,
     quiet: bool,
 ) -> None:
-    """Generate unique-solution puzzles; the header says how to make the same file again."""
+    """Generate minimal unique-solution puzzles; the header says how to make the file again."""
     options = generate_lib.GenerateOptions(
         size=int(size),
         count=count,
@@ -403,6 +447,10 @@ def generate(
         require_guess=require_guess,
         check_backend=check_backend,
         min_givens=min_givens,
+        symmetry=symmetry,
+        difficulty=difficulty,
+        adversarial=adversarial,
+        iterations=iterations,
     )
     progress = None if quiet else (lambda message: click.echo(message, err=True))
     try:
@@ -411,3 +459,92 @@ def generate(
         raise UserError(str(exc)) from None
     if out is None:
         click.echo(text, nl=False)
+
+
+# --- explain and rate ---
+
+
+@main.command("explain")
+@click.argument("puzzle")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    show_default=True,
+    help="Seconds before the solver gives up.",
+)
+def explain(puzzle: str, timeout: float) -> None:
+    """Solve PUZZLE step by step, one line per deduction, guess or backtrack, then rate it.
+
+    PUZZLE is a one-line puzzle text, or FILE:LINE for the puzzle at that line of a file.
+    """
+    from harness import rating
+
+    try:
+        lines = rating.explain_lines(rating.load_puzzle(puzzle), time_limit=timeout)
+    except SudokuError as exc:
+        raise UserError(str(exc)) from None
+    click.echo("\n".join(lines))
+
+
+@main.command("rate")
+@click.argument("files", nargs=-1, required=True)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="CSV to write [default: results/<stem>-rating.csv].",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    show_default=True,
+    help="Seconds per puzzle; a puzzle not rated in time is 'unrated'.",
+)
+@click.option("--skip-invalid", is_flag=True, help="Rate the good lines, skip the bad ones.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+def rate(
+    files: tuple[str, ...], out: Path | None, timeout: float, skip_invalid: bool, quiet: bool
+) -> None:
+    """Rate the difficulty of every puzzle in FILES: a CSV and a tier count table."""
+    from harness import rating
+
+    records, _bad = load_records(files, skip_invalid, 20)
+    stems = "+".join(Path(f).name.split(".")[0] or "stdin" for f in files)[:80]
+    path = out or RESULTS_DIR / f"{stems}-rating.csv"
+    with click.progressbar(
+        length=len(records), label="rating", file=sys.stderr, show_pos=True, hidden=quiet
+    ) as bar:
+        rows = rating.rate_records(records, time_limit=timeout, progress=bar.update)
+    try:
+        rating.write_csv(rows, path)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc}") from None
+    click.echo(rating.tier_table(rows))
+    click.echo(f"\nrows: {path}")
+
+
+# --- datasets ---
+
+
+@main.command("datasets")
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Folder of puzzle files to list [default: the project's datasets/].",
+)
+@click.option("--no-rate", is_flag=True, help="Skip the difficulty mix (harness.rating tiers).")
+def datasets(directory: Path | None, no_rate: bool) -> None:
+    """List the shipped datasets (size, count, solutions, difficulty mix, the command that
+    made each) and describe the public collections you may bring."""
+    from harness import catalog
+
+    rate = None if no_rate else catalog.rate_record
+    try:
+        text = catalog.catalog_text(directory or catalog.DATASETS_DIR, rate=rate)
+    except SudokuError as exc:
+        raise UserError(str(exc)) from None
+    click.echo(text, nl=False)

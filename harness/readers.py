@@ -10,8 +10,9 @@ Layouts, told apart line by line:
 
 * **One puzzle per line.** The first token of the line (up to whitespace or one of ``: ; , # |``)
   has 16, 81, 256 or 625 symbols. Whatever follows is kept raw (stripped) in ``meta``. A field
-  of the meta that is a whole grid of the same size is the expected solution; a tdoku count
-  (``puzzle:count:solution``) is the expected number of solutions.
+  of the meta with the grid's number of characters, at least half of them symbols, is the
+  expected solution. In tdoku's ``puzzle:count:solution`` the count is the expected number of
+  solutions and the third field, if it has the grid's size, the expected solution.
 * **Multi-line grids**, one grid row per line: 4, 9, 16 or 25 cells, optionally decorated with
   ``|`` and spaces. Separator lines made of ``- = + | ~`` are skipped; blank lines, ``=`` lines
   and header lines (``Grid 01``, ``Puzzle 3:``) separate grids. A 16x16 or 25x25 row may also be
@@ -205,7 +206,7 @@ def _stream_lines(handle: Iterable[str], dataset: str) -> Iterator[str]:
 
 # --------------------------------------------------------------------------- symbols
 
-ROW_WIDTHS: tuple[int, ...] = tuple(sorted(SIZES))  # 4, 9, 16, 25
+_ROW_WIDTHS: tuple[int, ...] = tuple(sorted(SIZES))  # 4, 9, 16, 25
 _LENGTHS_TEXT = "16, 81, 256 or 625"
 _WIDTHS_TEXT = "4, 9, 16 or 25"
 _EMPTY_TEXT = "".join(sorted(EMPTY_MARKS))
@@ -609,7 +610,7 @@ class _Parser:
             return
         cells = _split_row(line)
         width = len(cells)
-        if width in ROW_WIDTHS and _plausible(cells, width):
+        if width in _ROW_WIDTHS and _plausible(cells, width):
             if width == 16:
                 self.grid_of_16(number, raw, cells)
             else:
@@ -619,9 +620,9 @@ class _Parser:
         self.flush_small()
         if _HEADER.match(line):
             self.after_header = True
-        elif width in ROW_WIDTHS and _mostly_plausible(cells, width):
+        elif width in _ROW_WIDTHS and _mostly_plausible(cells, width):
             self.start_grid(number, raw, cells, width)  # its bad symbols are reported later
-        elif width in ROW_WIDTHS:
+        elif width in _ROW_WIDTHS:
             self.bad(number, _bad_cell_reason(raw, cells, width))
         else:
             rest = line[size:].lstrip()
@@ -634,7 +635,7 @@ class _Parser:
             return
         if (" " in line or "\t" in line) and not (set(line) & _NOT_A_ROW):
             cells = _split_row(line)
-            if len(cells) in ROW_WIDTHS:
+            if len(cells) in _ROW_WIDTHS:
                 self.flush_small()
                 self.start_grid(number, raw, cells, len(cells))
 
@@ -644,11 +645,17 @@ class _Parser:
         """A one-line puzzle; a meta field of the grid's size, mostly symbols, is its solution."""
         solution = None
         count = None
+        ncells = len(token)
+        if meta[:1] == ":":  # tdoku's ':count:solution' (solution empty or the grid's size)
+            parts = meta.split(":")
+            if len(parts) == 3 and _is_count(parts[1]) and len(parts[2]) in (0, ncells):
+                solution = parts[2] or None
+                self.candidate(_Candidate(number, token, raw, meta, solution, int(parts[1])))
+                return
         if meta:
-            ncells = len(token)
             for match in _meta_field(ncells).finditer(meta):
                 field = match.group()
-                if 2 * len(field.translate(_non_symbols(CELL_COUNTS[ncells]))) <= ncells:
+                if _mostly_symbols(field, ncells):
                     solution = field
                     break
             if meta[0] == ":":
@@ -801,34 +808,36 @@ class _Parser:
         layout = self.csv
         assert layout is not None
         values = _csv_split(line, layout.delimiter)
-        column = layout.names[layout.puzzle]
-        if layout.puzzle >= len(values):
+        count = len(values)
+        if layout.puzzle >= count:
             self.bad(
                 number,
-                f"{len(values)} field{'' if len(values) == 1 else 's'}: no {column!r} "
+                f"{count} field{'' if count == 1 else 's'}: no {layout.names[layout.puzzle]!r} "
                 f"(field {layout.puzzle + 1})",
             )
             return
         token = _unquote(values[layout.puzzle])
-        if len(token) not in CELL_COUNTS:
+        size = len(token)
+        if size not in CELL_COUNTS:
             self.bad(
                 number,
-                f"wrong length: {len(token)} cells in column {column!r}; expected {_LENGTHS_TEXT}",
+                f"wrong length: {size} cells in column {layout.names[layout.puzzle]!r}; "
+                f"expected {_LENGTHS_TEXT}",
             )
             return
         solution = None
-        if layout.solution is not None and layout.solution < len(values):
+        if layout.solution is not None and layout.solution < count:
             solution = _unquote(values[layout.solution]) or None
-            if solution is not None and len(solution) != len(token):
+            if solution is not None and len(solution) != size:
                 self.bad(
                     number,
                     f"expected solution in column {layout.names[layout.solution]!r} has "
-                    f"{len(solution)} cells, the puzzle {len(token)}",
+                    f"{len(solution)} cells, the puzzle {size}",
                 )
                 return
         del values[layout.puzzle]
-        meta = values[0] if len(values) == 1 else layout.delimiter.join(values)
-        self.candidate(_Candidate(number, token, raw, meta.strip(), solution))
+        meta = values[0].strip() if count == 2 else layout.delimiter.join(values).strip()
+        self.candidate(_Candidate(number, token, raw, meta, solution))
 
     # ---- checking candidates in batches
 
@@ -877,9 +886,11 @@ class _Parser:
         problem = (grid > n).any(axis=1) | _has_duplicates(grid, n)
         with_solution = [k for k, (_, cand) in enumerate(items) if cand.solution is not None]
         if with_solution:
-            sgrid = _to_grid([items[k][1].solution or "" for k in with_solution], table, ncells)
-            givens = grid[with_solution]
-            problem[with_solution] |= (
+            everyone = len(with_solution) == len(items)
+            texts = [items[k][1].solution or "" for k in with_solution]
+            sgrid = _to_grid(texts, table, ncells)
+            givens = grid if everyone else grid[with_solution]
+            problem[slice(None) if everyone else with_solution] |= (
                 (sgrid > n).any(axis=1)
                 | (sgrid == 0).any(axis=1)
                 | _has_duplicates(sgrid, n)
@@ -1005,6 +1016,16 @@ def _plausible(cells: list[str], n: int) -> bool:
 def _is_number(cell: str, n: int) -> bool:
     """Whether ``cell`` is a decimal number from 0 to ``n`` (ASCII digits only)."""
     return cell.isascii() and cell.isdigit() and len(cell) <= 3 and int(cell) <= n
+
+
+def _is_count(text: str) -> bool:
+    """Whether ``text`` is a solution count: 1 to 18 ASCII digits."""
+    return 0 < len(text) <= 18 and text.isascii() and text.isdigit()
+
+
+def _mostly_symbols(field: str, ncells: int) -> bool:
+    """Whether at least half of a metadata field's characters are grid symbols."""
+    return 2 * len(field.translate(_non_symbols(CELL_COUNTS[ncells]))) <= ncells
 
 
 def _mostly_plausible(cells: list[str], n: int) -> bool:

@@ -9,7 +9,7 @@ Counters a backend does not report stay empty (NaN), never 0.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -40,7 +40,7 @@ def per_puzzle(frame: pd.DataFrame) -> pd.DataFrame:
     keys = ["dataset", "line", "puzzle", "backend"]
     numeric = [c for c in frame.columns if c in NUMERIC or _is_native(frame, c)]
     agg = {c: "median" for c in numeric}
-    agg.update({c: "first" for c in ("status", "size", "givens", "solutions", "message")})
+    agg.update({c: "first" for c in ("status", "size", "givens", "solutions", "message", "tier")})
     agg = {c: f for c, f in agg.items() if c in frame.columns}
     ordered = frame.sort_values("repeat", kind="stable") if "repeat" in frame else frame
     return ordered.groupby(keys, sort=False, dropna=False).agg(agg).reset_index()
@@ -109,3 +109,21 @@ def native_summary(frame: pd.DataFrame) -> pd.DataFrame:
     answered = puzzles[puzzles["status"].isin(ANSWERED)]
     table = answered.groupby(["backend", "dataset"])[native].median()
     return table.dropna(axis=0, how="all").dropna(axis=1, how="all").reset_index()
+
+
+def summary_by_tier(
+    frame: pd.DataFrame, tiers: Mapping[str, str], order: Sequence[str] = ()
+) -> pd.DataFrame:
+    """:func:`summary` per backend x dataset x difficulty tier.
+
+    ``tiers`` maps a puzzle's canonical text to its tier (see :mod:`harness.rating`);
+    puzzles it lacks are ``unrated``. Rows follow ``order`` within each backend x dataset.
+    """
+    tagged = frame.assign(tier=frame["puzzle"].map(tiers).fillna("unrated"))
+    table = summary(tagged, by=("backend", "dataset", "tier"))
+    if table.empty:
+        return table
+    rank = {tier: i for i, tier in enumerate(order)}
+    table["_rank"] = table["tier"].map(lambda t: rank.get(t, len(rank)))
+    table = table.sort_values(["backend", "dataset", "_rank"], kind="stable")
+    return table.drop(columns="_rank").reset_index(drop=True)

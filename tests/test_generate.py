@@ -1,8 +1,9 @@
-"""Tests for the puzzle generator (harness/generate.py) and the datasets it made."""
+"""Tests for the puzzle generator (harness/generate.py) and the datasets the project ships."""
 
 from __future__ import annotations
 
 import random
+import shlex
 import statistics
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,27 +11,50 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from backends import make_backend
+from backends import REGISTRY, make_backend
 from backends.base import Status
 from backends.puzzle import Puzzle
 from harness import cli
 from harness.checker import check_solution
 from harness.generate import (
+    SYMMETRIES,
     GenerateError,
     GenerateOptions,
     add_wrong_given,
     candidate_seeds,
+    carve,
+    clue_groups,
     count_solutions,
+    effort,
     generate,
+    is_minimal,
+    is_symmetric,
     make_candidate,
+    mutate,
     random_grid,
     remove_needed_given,
     render,
     solution_of,
 )
+from harness.rating import rate
 from harness.readers import read_puzzles
 
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
+#: Shipped files whose every puzzle has exactly one solution.
+UNIQUE_SETS = [
+    "hard95.txt",
+    "easy.txt",
+    "medium.txt",
+    "needs-guess.txt",
+    "sizes.txt",
+    "16x16.txt",
+    "25x25.txt",
+]
+#: Shipped files made by carving to a minimal puzzle (no --min-givens, no symmetry).
+MINIMAL_SETS = ["hard95.txt", "easy.txt", "medium.txt", "needs-guess.txt"]
+#: Shipped files and the one tier harness.rating gives each of their puzzles.
+TIER_SETS = {"easy.txt": "easy", "medium.txt": "medium", "needs-guess.txt": "needs-guess"}
+ALL_SETS = [*UNIQUE_SETS, "unsolvable.txt", "multi.txt"]
 
 
 def _private_count(puzzle: Puzzle, limit: int = 2) -> int:
@@ -59,7 +83,8 @@ def _private_count(puzzle: Puzzle, limit: int = 2) -> int:
 def _puzzles(name: str) -> list[Puzzle]:
     """The puzzles of a shipped dataset file, skipping ``#`` comments and blank lines."""
     lines = (DATASETS / name).read_text(encoding="utf-8").splitlines()
-    return [Puzzle.parse(line) for line in lines if line.strip() and not line.startswith("#")]
+    texts = [line.partition(":")[0] for line in lines if line.strip() and line[0] != "#"]
+    return [Puzzle.parse(text) for text in texts]
 
 
 def _header(name: str) -> list[str]:
@@ -71,6 +96,21 @@ def _header(name: str) -> list[str]:
 def mrv() -> Iterator:
     """The mrv backend, the generator's default."""
     yield make_backend("mrv")
+
+
+@pytest.fixture(scope="module")
+def dlx() -> Iterator:
+    """The dlx backend: a second, independent uniqueness check (exact cover)."""
+    yield make_backend("dlx")
+
+
+@pytest.fixture(scope="module")
+def pycosat() -> Iterator:
+    """The pycosat backend (SAT), or a skip when pycosat is not installed."""
+    reason = REGISTRY["pycosat"].available()
+    if reason is not None:
+        pytest.skip(f"pycosat unavailable: {reason}")
+    yield make_backend("pycosat")
 
 
 @pytest.fixture(scope="module")
@@ -206,6 +246,204 @@ def test_bad_options_are_refused(options: GenerateOptions) -> None:
         generate(options)
 
 
+# --------------------------------------------------------------------------- minimal puzzles
+
+
+@pytest.mark.parametrize(("size", "seed"), [(4, 2), (9, 5), (9, 6)])
+def test_default_puzzles_are_minimal(dlx, size: int, seed: int) -> None:
+    """Removing any one given of a default puzzle leaves two or more solutions (dlx counts)."""
+    puzzles = [c.puzzle for c in generate(GenerateOptions(size=size, count=2, seed=seed)).kept]
+    assert [True, True] == [is_minimal(p, dlx) for p in puzzles]
+
+
+def test_minimality_is_checked_clue_by_clue(mrv) -> None:
+    """Each given of a minimal puzzle, removed alone, gives two solutions by the private count."""
+    puzzle = make_candidate(8, box=2).puzzle
+    givens = [cell for cell, digit in enumerate(puzzle.cells) if digit]
+    assert [2] * len(givens) == [_private_count(puzzle.with_cell(c, 0)) for c in givens]
+
+
+def test_min_givens_puzzle_is_not_minimal(dlx) -> None:
+    """A puzzle that stopped carving at 60 givens still has givens it could lose."""
+    assert False is is_minimal(make_candidate(4, min_givens=60).puzzle, dlx)
+
+
+# --------------------------------------------------------------------------- symmetry
+
+
+@pytest.mark.parametrize(
+    ("box", "symmetry", "groups"),
+    [
+        (3, "none", 81),
+        (3, "rotational", 41),
+        (3, "quarter", 21),
+        (3, "mirror", 45),
+        (3, "diagonal", 45),
+        (3, "antidiagonal", 45),
+        (3, "dihedral", 15),
+        (2, "rotational", 8),
+        (2, "quarter", 4),
+        (2, "dihedral", 3),
+    ],
+)
+def test_clue_groups_partition_the_grid(box: int, symmetry: str, groups: int) -> None:
+    """A symmetry's clue groups cover every cell once, in the expected number of groups."""
+    found = clue_groups(box, symmetry)
+    ncells = (box * box) ** 2
+    assert (groups, list(range(ncells))) == (len(found), sorted(c for g in found for c in g))
+
+
+@pytest.mark.parametrize("symmetry", sorted(SYMMETRIES))
+def test_every_symmetry_maps_its_groups_onto_themselves(symmetry: str) -> None:
+    """Each 16x16 clue group is closed under its symmetry: every image is in the group."""
+    images = SYMMETRIES[symmetry]
+    closed = [
+        all({r * 16 + c for r, c in images(*divmod(cell, 16), 16)} <= set(g) for cell in g)
+        for g in clue_groups(4, symmetry)
+    ]
+    assert [True] * len(closed) == closed
+
+
+def test_rotational_groups_pair_opposite_cells() -> None:
+    """Under a half turn, r1c1 goes with r9c9, r2c3 with r8c7, and the centre stays alone."""
+    groups = set(clue_groups(3, "rotational"))
+    assert {(0, 80), (11, 69), (40,)} <= groups
+
+
+@pytest.mark.parametrize("symmetry", ["rotational", "mirror", "diagonal", "dihedral"])
+def test_symmetric_puzzles_keep_their_symmetry(dlx, symmetry: str) -> None:
+    """Symmetric puzzles are unique, symmetric, and no clue group can be removed."""
+    kept = generate(GenerateOptions(count=2, seed=4, symmetry=symmetry)).kept
+    puzzles = [c.puzzle for c in kept]
+    assert [1, 1] == [count_solutions(dlx, p) for p in puzzles]
+    assert [True, True] == [is_symmetric(p, symmetry) for p in puzzles]
+    assert [True, True] == [is_minimal(p, dlx, symmetry) for p in puzzles]
+
+
+def test_no_symmetry_carves_as_before() -> None:
+    """symmetry='none' carves exactly the puzzle the cell-by-cell carving always made."""
+    check = make_backend("mrv:inference=singles")
+    rng = random.Random(3)
+    grid = random_grid(3, rng)
+    order = list(range(81))
+    twin = random.Random()
+    twin.setstate(rng.getstate())
+    twin.shuffle(order)
+    cells = list(grid.cells)
+    for cell in order:
+        digit, cells[cell] = cells[cell], 0
+        if count_solutions(check, Puzzle(3, tuple(cells))) != 1:
+            cells[cell] = digit
+    assert Puzzle(3, tuple(cells)) == carve(grid, rng, check)
+
+
+# --------------------------------------------------------------------------- difficulty
+
+
+def test_difficulty_keeps_only_that_tier() -> None:
+    """Every --difficulty medium puzzle is rated medium by harness.rating."""
+    kept = generate(GenerateOptions(count=3, seed=2, difficulty="medium")).kept
+    assert ["medium"] * 3 == [rate(c.puzzle).tier for c in kept]
+    assert ["medium"] * 3 == [c.tier for c in kept]
+
+
+def test_difficulty_header_names_the_tier() -> None:
+    """The header of a --difficulty file says which tier and gives the command."""
+    text = render(generate(GenerateOptions(count=1, seed=2, difficulty="easy")))
+    assert "# Difficulty: tier easy by harness.rating" in text
+    assert "--difficulty easy" in text
+
+
+# --------------------------------------------------------------------------- adversarial
+
+
+@pytest.fixture(scope="module")
+def climbed() -> list:
+    """Three 9x9 candidates hill-climbed for 15 moves against mrv."""
+    seeds = candidate_seeds(21)
+    return [make_candidate(next(seeds), adversarial="mrv", iterations=15) for _ in range(3)]
+
+
+def test_climb_never_lowers_nodes(mrv, climbed: list) -> None:
+    """A climbed puzzle has at least its start's nodes, and the nodes mrv counts on it."""
+    assert all(c.nodes >= c.start_nodes for c in climbed)
+    assert [c.nodes for c in climbed] == [effort(mrv, c.puzzle) for c in climbed]
+
+
+def test_climb_raises_nodes(climbed: list) -> None:
+    """Over three candidates the climb finds harder puzzles than it started from."""
+    assert sum(c.nodes for c in climbed) > sum(c.start_nodes for c in climbed)
+
+
+def test_climbed_puzzles_are_unique_and_minimal(dlx, climbed: list) -> None:
+    """Every climbed puzzle has one solution and no removable given, by dlx."""
+    assert [True] * 3 == [is_minimal(c.puzzle, dlx) for c in climbed]
+
+
+def test_climb_is_reproducible(climbed: list) -> None:
+    """The same seed climbs to the same puzzle."""
+    first = next(candidate_seeds(21))
+    assert climbed[0] == make_candidate(first, adversarial="mrv", iterations=15)
+
+
+def test_zero_iterations_is_the_carved_puzzle() -> None:
+    """With no moves the adversarial candidate is the plain carved puzzle."""
+    plain, flat = make_candidate(9), make_candidate(9, adversarial="mrv", iterations=0)
+    assert (plain.puzzle, plain.nodes) == (flat.puzzle, flat.start_nodes)
+
+
+def test_mutate_keeps_uniqueness_and_symmetry(dlx) -> None:
+    """Moves on a rotational puzzle give unique puzzles with the same symmetry and grid."""
+    rng = random.Random(5)
+    grid = random_grid(3, rng)
+    check = make_backend("mrv:inference=singles")
+    puzzle = carve(grid, rng, check, symmetry="rotational")
+    moved = [mutate(puzzle, grid, rng, check, "rotational") for _ in range(6)]
+    moved = [p for p in moved if p is not None]
+    assert moved
+    assert [1] * len(moved) == [count_solutions(dlx, p) for p in moved]
+    assert all(is_symmetric(p, "rotational") for p in moved)
+    assert all(d in (0, g) for p in moved for d, g in zip(p.cells, grid.cells, strict=True))
+
+
+def test_adversarial_needs_a_node_counting_backend() -> None:
+    """A backend without a nodes counter cannot be climbed against."""
+    if REGISTRY["pycosat"].available() is not None:
+        pytest.skip("pycosat unavailable")
+    with pytest.raises(GenerateError, match="does not count nodes"):
+        make_candidate(1, adversarial="pycosat", iterations=1)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        GenerateOptions(count=2, seed=11, symmetry="quarter"),
+        GenerateOptions(count=2, seed=11, difficulty="easy"),
+        GenerateOptions(count=2, seed=11, adversarial="mrv", iterations=5),
+    ],
+)
+def test_new_modes_are_deterministic_per_seed(options: GenerateOptions) -> None:
+    """Symmetry, difficulty and adversarial runs give the same file twice, and on 2 jobs."""
+    text = render(generate(options))
+    assert text == render(generate(options, jobs=2))
+    assert f"# reproduce: {options.command()}" in text
+
+
+@pytest.mark.parametrize(
+    ("options", "word"),
+    [
+        (GenerateOptions(symmetry="spiral"), "symmetry"),
+        (GenerateOptions(difficulty="fiendish"), "difficulty"),
+        (GenerateOptions(adversarial="mrv", iterations=-1), "iterations"),
+        (GenerateOptions(adversarial="dlx", backend="ac3"), "adversarial"),
+    ],
+)
+def test_bad_new_options_are_refused(options: GenerateOptions, word: str) -> None:
+    """A bad symmetry, tier, iteration count or backend pairing is named before any work."""
+    with pytest.raises(GenerateError, match=word):
+        generate(options)
+
+
 # --------------------------------------------------------------------------- variants
 
 
@@ -240,12 +478,6 @@ def test_hard95_has_95_9x9_puzzles(hard95: list[Puzzle]) -> None:
     """hard95.txt holds 95 distinct 9x9 puzzles."""
     assert 95 == len({p.cells for p in hard95})
     assert {9} == {p.n for p in hard95}
-
-
-@pytest.mark.slow
-def test_hard95_puzzles_are_unique(mrv, hard95: list[Puzzle]) -> None:
-    """Every hard95 puzzle has exactly one solution (mrv, limit 2)."""
-    assert [1] * 95 == [count_solutions(mrv, p) for p in hard95]
 
 
 @pytest.mark.slow
@@ -297,23 +529,84 @@ def test_multi_puzzles_have_two_solutions(mrv) -> None:
     assert {4, 9} == {p.n for p in puzzles}
 
 
+def test_sizes_cover_every_grid() -> None:
+    """sizes.txt holds 4x4, 9x9, 16x16 and 25x25 puzzles; 16x16.txt and 25x25.txt their size."""
+    assert {4, 9, 16, 25} == {p.n for p in _puzzles("sizes.txt")}
+    assert ({16}, {25}) == (
+        {p.n for p in _puzzles("16x16.txt")},
+        {p.n for p in _puzzles("25x25.txt")},
+    )
+
+
 @pytest.mark.slow
-def test_sizes_puzzles_are_unique(mrv) -> None:
-    """Every sizes.txt puzzle, 4x4 to 25x25, has exactly one solution."""
-    puzzles = _puzzles("sizes.txt")
-    assert [1] * len(puzzles) == [count_solutions(mrv, p) for p in puzzles]
-    assert {4, 9, 16, 25} == {p.n for p in puzzles}
+@pytest.mark.parametrize("name", UNIQUE_SETS)
+def test_shipped_puzzles_are_unique_by_two_backends(dlx, pycosat, name: str) -> None:
+    """dlx and pycosat each find exactly one solution for every puzzle, and the same one."""
+    puzzles = _puzzles(name)
+    by_dlx = [dlx.solve(dlx.encode(p), limit=2) for p in puzzles]
+    by_sat = [pycosat.solve(pycosat.encode(p), limit=2) for p in puzzles]
+    assert [1] * len(puzzles) == [r.solutions_found for r in by_dlx]
+    assert [1] * len(puzzles) == [r.solutions_found for r in by_sat]
+    assert [r.solution for r in by_dlx] == [r.solution for r in by_sat]
 
 
-@pytest.mark.parametrize("name", ["hard95.txt", "unsolvable.txt", "multi.txt", "sizes.txt"])
+@pytest.mark.parametrize("name", MINIMAL_SETS)
+def test_shipped_minimal_puzzles_are_minimal(dlx, name: str) -> None:
+    """A sample of each minimal set (every 10th puzzle): no given can be removed (dlx)."""
+    sample = _puzzles(name)[::10]
+    assert [True] * len(sample) == [is_minimal(p, dlx) for p in sample]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "tier"), sorted(TIER_SETS.items()))
+def test_shipped_tiers_match_their_header(name: str, tier: str) -> None:
+    """Every puzzle of easy, medium and needs-guess is rated that tier by harness.rating."""
+    puzzles = _puzzles(name)
+    assert [tier] * len(puzzles) == [rate(p).tier for p in puzzles]
+    assert any(f"Difficulty: tier {tier} " in line for line in _header(name))
+
+
+def test_unsolvable_is_unsat_for_dlx_and_pycosat(dlx, pycosat) -> None:
+    """dlx and pycosat both prove every unsolvable.txt puzzle has no solution."""
+    puzzles = _puzzles("unsolvable.txt")
+    statuses = {
+        (dlx.solve(dlx.encode(p), limit=2).status, pycosat.solve(pycosat.encode(p)).status)
+        for p in puzzles
+    }
+    assert {(Status.UNSAT, Status.UNSAT)} == statuses
+
+
+def test_multi_counts_match_the_header(dlx, mrv) -> None:
+    """The exact solution counts in multi.txt's header are what dlx and mrv count."""
+    puzzles = _puzzles("multi.txt")
+    line = next(line for line in _header("multi.txt") if "Exact solution counts" in line)
+    stated = [int(k) for k in line.split(":", 1)[1].strip(" .").split(", ")]
+    assert stated == [count_solutions(dlx, p, 10_000) for p in puzzles]
+    assert stated == [count_solutions(mrv, p, 10_000) for p in puzzles]
+
+
+def test_easy_file_regenerates_from_its_header(tmp_path: Path) -> None:
+    """Running the reproduce command of easy.txt writes the very same bytes."""
+    command = next(line for line in _header("easy.txt") if line.startswith("# reproduce: "))
+    args = shlex.split(command.removeprefix("# reproduce: "))[1:]
+    out = tmp_path / "easy.txt"
+    result = CliRunner().invoke(cli.main, [*args, "--jobs", "2", "--quiet", "--out", str(out)])
+    assert 0 == result.exit_code, result.output
+    assert (DATASETS / "easy.txt").read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", ALL_SETS)
 def test_datasets_say_how_they_were_made(name: str) -> None:
-    """Each shipped dataset starts with comment lines, one naming how it was made."""
+    """Each shipped dataset starts with comment lines, one giving the command that made it."""
     header = _header(name)
     assert (DATASETS / name).read_text(encoding="utf-8").startswith("#")
-    assert any("generate" in line for line in header)
+    assert 1 == sum("reproduce: " in line for line in header)
+    assert any(
+        "harness generate" in line or "python -m harness.generate" in line for line in header
+    )
 
 
-@pytest.mark.parametrize("name", ["hard95.txt", "unsolvable.txt", "multi.txt", "sizes.txt"])
+@pytest.mark.parametrize("name", ALL_SETS)
 def test_datasets_read_cleanly_with_the_harness_reader(name: str) -> None:
     """harness.readers reads each shipped dataset whole: same puzzles, no bad lines."""
     result = read_puzzles(str(DATASETS / name))

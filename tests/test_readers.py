@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -128,6 +129,13 @@ def test_tdoku_count_without_solution() -> None:
     assert (0, None) == (record.expected_count, record.expected_solution)
 
 
+def test_tdoku_solution_field_with_a_typo_is_a_bad_line() -> None:
+    """tdoku's third field of the grid's size is the solution, so a typo in it is reported."""
+    solution = SOL[:5] + "?" + SOL[6:]
+    reason = only_bad(f"{PUZ}:1:{solution}\n")[0][1]
+    assert reason.startswith("expected solution: bad character '?' at column 90")
+
+
 def test_solution_after_a_space_is_extracted() -> None:
     """A whole grid after the puzzle, separated by a space, is the expected solution."""
     record = read_text(f"{PUZ} {SOL}\n", "x").records[0]
@@ -213,10 +221,23 @@ def test_stdin_dash() -> None:
     assert [("-", 1, p(PUZ))] == [(r.dataset, r.line, r.puzzle) for r in result.records]
 
 
+def test_stdin_defaults_to_sys_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a stream argument, '-' reads sys.stdin."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"{PUZ2}\n"))
+    assert [(1, p(PUZ2))] == lines_and_puzzles(read_puzzles("-"))
+
+
 def test_stdin_binary_is_a_dataset_error() -> None:
     """A NUL byte on stdin makes a DatasetError naming '-'."""
     with pytest.raises(DatasetError, match=r"^-: binary data"):
         read_puzzles("-", stdin=io.StringIO("abc\x00def\n"))
+
+
+def test_records_equal_normally_built_ones() -> None:
+    """Records (and their puzzles) compare and hash like ones built by their constructors."""
+    record = read_text(f"{PUZ}:1:{SOL}\n", "x").records[0]
+    built = PuzzleRecord("x", 1, Puzzle.parse(PUZ), 1, Puzzle.parse(SOL), f":1:{SOL}")
+    assert (built, hash(built)) == (record, hash(record))
 
 
 def test_dataset_is_the_path_as_given() -> None:

@@ -9,24 +9,38 @@ import pytest
 from backends.base import Status
 from backends.puzzle import Puzzle
 from backends.search import (
+    DRIVERS,
+    HIDDEN_PAIRS,
     INFERENCES,
+    PAIR_FLAGS,
+    PAIRS,
     ROOT,
     SELECTS,
     Start,
+    Tables,
     ascending,
     bits_of,
     check,
     check_state,
     first,
     forward,
+    hidden_pairs,
     initial_state,
+    iterative,
+    locked_candidates,
     max_candidates,
     mrv,
+    naked_pairs,
     none,
+    recursive,
     search,
+    select_option,
     singles,
+    solve,
     tables,
+    with_locked,
 )
+from harness.checker import check_solution
 
 # Norvig's easy50, puzzle 1 (Project Euler 96, grid 01).
 EASY = "003020600900305001001806400008102900700000008006708200002609500800203009005010300"
@@ -272,3 +286,168 @@ def test_every_combination_solves_a_4x4(select: str, inference: str) -> None:
     )
     expected = Puzzle.parse("1234341223414123").cells
     assert (Status.SOLVED, (expected,)) == (outcome.status, outcome.solutions)
+
+
+# --- drivers, root inference, the solve helper ---------------------------------------------
+
+
+@pytest.mark.parametrize("limit", [1, 2])
+def test_recursive_and_iterative_drivers_walk_the_same_tree(limit: int) -> None:
+    """Both drivers give the same outcome, counters included."""
+    start = initial_state(Puzzle.parse(HARD))
+    assert search(start, limit=limit, driver=iterative) == search(
+        start, limit=limit, driver=recursive
+    )
+
+
+def test_recursive_driver_reaches_the_depth_of_a_25x25() -> None:
+    """A 25x25 puzzle with 500 empty cells is solved, and checked, under recursion."""
+    box, n = 5, 25
+    grid = [(r % box * box + r // box + c) % n + 1 for r in range(n) for c in range(n)]
+    puzzle = Puzzle(box, tuple(0 if (3 * cell) % 5 else d for cell, d in enumerate(grid)))
+    outcome = search(initial_state(puzzle), driver=recursive)
+    assert (Status.SOLVED, None) == (
+        outcome.status,
+        check_solution(puzzle.cells, outcome.solutions[0]),
+    )
+
+
+def test_drivers_are_named_for_options() -> None:
+    """DRIVERS maps option words to the two drivers."""
+    assert {"iterative": iterative, "recursive": recursive} == DRIVERS
+
+
+def test_root_inference_runs_only_at_the_root() -> None:
+    """root=singles with inference=check: easy50's first puzzle is solved at the root."""
+    outcome = search(initial_state(Puzzle.parse(EASY)), first, ascending, check, root=singles)
+    assert (Status.SOLVED, 1) == (outcome.status, outcome.nodes)
+
+
+def test_solve_reports_a_timeout_with_a_message() -> None:
+    """The backend-facing helper turns a passed deadline into TIMEOUT with its reason."""
+    result = solve(initial_state(Puzzle.parse(HARD)), 1, 0.0)
+    assert (Status.TIMEOUT, 1, "time limit 0.0s reached after 0 solution(s)") == (
+        result.status,
+        result.nodes,
+        result.message,
+    )
+
+
+def test_select_option_offers_every_selection() -> None:
+    """The shared select option lists the core's selections and keeps its default."""
+    option = select_option("first")
+    assert ("select", "first", tuple(SELECTS)) == (option.name, option.default, option.choices)
+
+
+# --- pair rules and locked candidates --------------------------------------------------------
+
+
+def open_grid() -> tuple[list[int], Tables]:
+    """An empty 9x9 state: every cell open with every digit."""
+    start = initial_state(Puzzle.parse("." * 81))
+    return list(start.cands), start.tables
+
+
+def drop(cands: list[int], t: Tables, cells: object, digits: int) -> None:
+    """Remove the candidate bits ``digits`` from each of ``cells``."""
+    for c in cells:  # type: ignore[attr-defined]
+        cands[c] = t.open_value(c, cands[c] & t.full & ~digits)
+
+
+def test_hidden_pairs_keep_two_digits_in_their_two_cells() -> None:
+    """Digits 1 and 2 fit only r1c1 and r1c2: those cells drop their other digits."""
+    cands, t = open_grid()
+    drop(cands, t, range(2, 9), 0b11)
+    assert hidden_pairs(cands, ROOT, 0, t)
+    assert (0b11, 0b11, None) == (cands[0] & t.full, cands[1] & t.full, check_state(cands, t))
+
+
+def test_singles_alone_leave_a_hidden_pair_alone() -> None:
+    """Without the pair rule, r1c1 keeps all nine digits."""
+    cands, t = open_grid()
+    drop(cands, t, range(2, 9), 0b11)
+    assert (True, t.full) == (singles(cands, ROOT, 0, t), cands[0] & t.full)
+
+
+def test_naked_pairs_clear_the_pair_from_row_and_box() -> None:
+    """r1c1 and r1c2 hold {1, 2}: row 1 and box 1 lose 1 and 2 elsewhere."""
+    cands, t = open_grid()
+    drop(cands, t, (0, 1), t.full & ~0b11)
+    assert naked_pairs(cands, ROOT, 0, t)
+    others = [c for c in set(t.units[0]) | set(t.units[18]) if c > 1]
+    assert ([0] * len(others), None) == (
+        [cands[c] & 0b11 for c in others],
+        check_state(cands, t),
+    )
+
+
+def test_three_digits_confined_to_two_cells_is_a_contradiction() -> None:
+    """Digits 1, 2 and 3 fit only r1c1 and r1c2: hidden pairs refute the state."""
+    cands, t = open_grid()
+    drop(cands, t, range(2, 9), 0b111)
+    assert hidden_pairs(cands, ROOT, 0, t) is False
+
+
+def test_pairs_table_names_each_rule() -> None:
+    """PAIRS and PAIR_FLAGS agree on the four choices."""
+    assert ["none", "hidden", "naked", "both"] == list(PAIRS) == list(PAIR_FLAGS)
+
+
+def test_locked_candidates_point_along_a_row() -> None:
+    """Digit 1 fits box 1 only in row 1: the rest of row 1 loses it."""
+    cands, t = open_grid()
+    drop(cands, t, (9, 10, 11, 18, 19, 20), 1)
+    queue: list[tuple[int, int]] = []
+    dirty = locked_candidates(cands, t, queue)
+    assert ([0] * 6, [1] * 3, True, []) == (
+        [cands[c] & 1 for c in range(3, 9)],
+        [cands[c] & 1 for c in range(3)],
+        dirty > 0,
+        queue,
+    )
+
+
+def test_locked_candidates_claim_within_a_box() -> None:
+    """Digit 1 fits row 1 only in box 1: the rest of box 1 loses it."""
+    cands, t = open_grid()
+    drop(cands, t, range(3, 9), 1)
+    locked_candidates(cands, t, [])
+    assert [0] * 6 == [cands[c] & 1 for c in (9, 10, 11, 18, 19, 20)]
+
+
+def test_with_locked_reaches_a_well_formed_fixpoint() -> None:
+    """At the root of top95's first puzzle: consistent, and no more locked candidates."""
+    cands, start = state_of(HARD)
+    inference = with_locked(HIDDEN_PAIRS)
+    assert (True, None, 0, "singles_hidden_locked") == (
+        inference(cands, ROOT, 0, start.tables),
+        check_state(cands, start.tables),
+        locked_candidates(cands, start.tables, []),
+        inference.__name__,
+    )
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_pair_inferences_keep_the_state_well_formed(name: str) -> None:
+    """After an assignment below the root the state passes check_state."""
+    cands, start = state_of(HARD)
+    t = start.tables
+    assert PAIRS[name](cands, ROOT, 0, t)
+    cell = mrv(cands, t)
+    bit = ascending(cands, cell, t)[0]
+    cands[cell] = t.assigned | bit
+    PAIRS[name](cands, cell, bit, t)
+    assert check_state(cands, t) is None
+
+
+def test_initial_state_matches_peers_given_by_given() -> None:
+    """Each empty cell's candidates are the digits no peer gives (checked the slow way)."""
+    puzzle = Puzzle.parse(HARD)
+    start = initial_state(puzzle)
+    t = start.tables
+    expected = [
+        t.full & ~sum({1 << (puzzle.cells[p] - 1) for p in t.peers[c] if puzzle.cells[p]})
+        for c in range(81)
+        if not puzzle.cells[c]
+    ]
+    assert expected == [m & t.full for m in start.cands if m < t.assigned]
