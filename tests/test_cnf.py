@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import random
 from pathlib import Path
 
 import pytest
@@ -11,24 +10,9 @@ import pytest
 from backends import cnf
 from backends.errors import BackendError
 from backends.puzzle import Puzzle
+from tests.puzzles import formula_grid, with_blanks
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-
-
-def formula_grid(box: int, seed: int = 0) -> list[int]:
-    """A valid solved grid: the box-shift pattern, its digits shuffled."""
-    n = box * box
-    digits = list(range(1, n + 1))
-    random.Random(seed).shuffle(digits)
-    return [digits[(box * (r % box) + r // box + c) % n] for r in range(n) for c in range(n)]
-
-
-def with_blanks(grid: list[int], share: float, seed: int = 0) -> Puzzle:
-    """The grid with a share of its cells emptied (seeded)."""
-    cells = list(grid)
-    for c in random.Random(seed).sample(range(len(cells)), int(share * len(cells))):
-        cells[c] = 0
-    return Puzzle.from_digits(tuple(cells))
 
 
 def same_unit(box: int, a: int, b: int) -> bool:
