@@ -70,7 +70,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from importlib import metadata
 from types import ModuleType
 from typing import Any, ClassVar
 
@@ -115,6 +114,8 @@ def _import_library() -> ModuleType:
 
 
 def _installed_version(distribution: str) -> str | None:
+    from importlib import metadata  # ~20 ms to import: only when asked
+
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:

@@ -1,8 +1,15 @@
 """The harness: dataset readers, runner, checker, result rows, tables, regression gate and CLI."""
 
-from importlib import metadata
+from __future__ import annotations
 
-try:
-    __version__ = metadata.version("sudoku-harness")
-except metadata.PackageNotFoundError:  # running from a checkout that is not installed
-    __version__ = "0+unknown"
+
+def __getattr__(name: str) -> str:
+    """``__version__``, read from the installed metadata only when asked (it costs ~20 ms)."""
+    if name != "__version__":
+        raise AttributeError(f"module 'harness' has no attribute {name!r}")
+    from importlib import metadata
+
+    try:
+        return metadata.version("sudoku-harness")
+    except metadata.PackageNotFoundError:  # running from a checkout that is not installed
+        return "0+unknown"

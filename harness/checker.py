@@ -8,11 +8,15 @@ accepted only if it keeps every given and every row, column and box holds each d
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
 from math import isqrt
+from operator import itemgetter
 
 
-def _units(n: int) -> list[tuple[str, list[int]]]:
+@cache
+def _units(n: int) -> tuple[tuple[str, Callable[[Sequence[int]], tuple[int, ...]]], ...]:
+    """Every unit of an ``n`` x ``n`` grid: its name and a getter of its ``n`` values."""
     box = isqrt(n)
     units: list[tuple[str, list[int]]] = []
     for i in range(n):
@@ -21,7 +25,7 @@ def _units(n: int) -> list[tuple[str, list[int]]]:
         top, left = (i // box) * box, (i % box) * box
         cells = [(top + dr) * n + left + dc for dr in range(box) for dc in range(box)]
         units.append((f"box {i + 1}", cells))
-    return units
+    return tuple((name, itemgetter(*cells)) for name, cells in units)
 
 
 def check_solution(givens: Sequence[int], answer: Sequence[int] | None) -> str | None:
@@ -43,10 +47,10 @@ def check_solution(givens: Sequence[int], answer: Sequence[int] | None) -> str |
         if given and given != value:
             return f"r{cell // n + 1}c{cell % n + 1} changes the given {given} to {value}"
     digits = set(range(1, n + 1))
-    for name, cells in _units(n):
-        values = [answer[c] for c in cells]
-        if set(values) != digits:
-            missing = sorted(digits - set(values))
+    for name, values_of in _units(n):
+        values = set(values_of(answer))
+        if len(values) != n:  # every value is a digit 1..n (checked above): one is missing
+            missing = sorted(digits - values)
             return f"{name} lacks digit {missing[0]}"
     return None
 

@@ -49,11 +49,9 @@ from __future__ import annotations
 import itertools
 import random
 import shlex
-import statistics
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -758,6 +756,8 @@ def _candidates(options: GenerateOptions, jobs: int, limit: int | None) -> Itera
         for i in indices:
             yield _run_job(job(i))
         return
+    from concurrent.futures import Future, ProcessPoolExecutor  # only for jobs > 1
+
     executor = ProcessPoolExecutor(max_workers=jobs)
     try:
         window: deque[Future[Candidate]] = deque(
@@ -851,6 +851,8 @@ def describe(generated: Generated) -> list[str]:
     min_givens, check_backend) give exactly the lines they always gave, so that files made
     before symmetry, difficulty and adversarial mode still reproduce byte for byte.
     """
+    import statistics  # only for the summary
+
     opt = generated.options
     kept = generated.kept
     nodes = [c.nodes for c in kept]

@@ -42,6 +42,7 @@ import csv
 import gc
 import gzip
 import io
+import os
 import re
 import sys
 import zlib
@@ -119,7 +120,7 @@ class ReadResult:
 # --------------------------------------------------------------------------- public API
 
 
-def read_puzzles(path: str, stdin: TextIO | None = None) -> ReadResult:
+def read_puzzles(path: str | os.PathLike[str], stdin: TextIO | None = None) -> ReadResult:
     """Read every puzzle of the file at ``path`` (``-``: ``stdin``, default ``sys.stdin``).
 
     Plain or gzip (by ``.gz`` suffix or gzip magic), UTF-8. Raises :class:`DatasetError`
@@ -133,12 +134,15 @@ def read_text(text: str, dataset: str) -> ReadResult:
     return _collect(iter_text(text, dataset))
 
 
-def iter_puzzles(path: str, stdin: TextIO | None = None) -> Iterator[PuzzleRecord | BadLine]:
+def iter_puzzles(
+    path: str | os.PathLike[str], stdin: TextIO | None = None
+) -> Iterator[PuzzleRecord | BadLine]:
     """Stream :func:`read_puzzles`' records and bad lines, in line order, in bounded memory.
 
     A missing or unopenable file raises :class:`DatasetError` at once; one found to be
     binary, undecodable or corrupt gzip further on raises it during the iteration.
     """
+    path = os.fspath(path)  # the dataset is named in rows as the string the caller gave
     if path == "-":
         return _Parser(path).items(_stream_lines(stdin if stdin is not None else sys.stdin, path))
     return _items_then_close(_open_text(path), path)

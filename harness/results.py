@@ -115,11 +115,13 @@ class RowWriter:
     def __init__(self, path: Path, columns: Sequence[str], resume: bool = False) -> None:
         self.path = path
         self.done: set[Key] = set()
+        self.rows: list[dict[str, str]] = []  # every row of the file, as written
         path.parent.mkdir(parents=True, exist_ok=True)
         if resume and path.exists() and path.stat().st_size:
             header, rows = read_rows(path)
             self.columns = header + [c for c in columns if c not in header]
             self.done = {row_key(r) for r in rows}
+            self.rows = rows
             if self.columns != header or not path.read_bytes().endswith(b"\n"):
                 _rewrite(path, self.columns, rows)
             self._file = path.open("a", newline="", encoding="utf-8")
@@ -132,9 +134,25 @@ class RowWriter:
             self._file.flush()
 
     def write(self, row: Mapping[str, Any]) -> None:
-        self._writer.writerow({c: _format(row.get(c)) for c in self.columns})
+        text = {c: _format(row.get(c)) for c in self.columns}
+        self._writer.writerow(text)
         self._file.flush()
-        self.done.add(row_key(row))
+        self.done.add(row_key(text))
+        self.rows.append(text)
+
+    def cross_check(self) -> int:
+        """Apply :func:`cross_check` to every row of the file; rewrite it if any changed.
+
+        Returns how many rows became WRONG. The rows are held in memory, so this costs no
+        re-reading of the file.
+        """
+        changed = cross_check(self.rows)
+        if changed:
+            self._file.close()
+            _rewrite(self.path, self.columns, self.rows)
+            self._file = self.path.open("a", newline="", encoding="utf-8")
+            self._writer = csv.DictWriter(self._file, self.columns, extrasaction="raise")
+        return changed
 
     def close(self) -> None:
         self._file.close()
@@ -163,10 +181,23 @@ def cross_check(rows: list[dict[str, str]]) -> int:
     row; two SOLVED rows with different checked solutions prove at least two solutions, so
     a row that claims exactly one solution under limit 2 is refuted. Rows are changed in place.
     """
+
+    def group_of(row: dict[str, str]) -> tuple[str, ...]:
+        return (row["dataset"], str(row["line"]), row["puzzle"], str(row["limit"]))
+
+    claims = {  # the groups holding a claim that could be refuted: most runs have none
+        group_of(row)
+        for row in rows
+        if row["status"] == Status.UNSAT
+        or (row["status"] == Status.SOLVED and str(row["limit"]) == "2")
+    }
+    if not claims:
+        return 0
     groups: dict[tuple[str, ...], list[dict[str, str]]] = {}
     for row in rows:
-        key = (row["dataset"], str(row["line"]), row["puzzle"], str(row["limit"]))
-        groups.setdefault(key, []).append(row)
+        key = group_of(row)
+        if key in claims:
+            groups.setdefault(key, []).append(row)
     changed = 0
     for group in groups.values():
         solved = [r for r in group if r["status"] == Status.SOLVED]
@@ -193,13 +224,4 @@ def cross_check(rows: list[dict[str, str]]) -> int:
                 row["status"] = Status.WRONG
                 row["message"] = reason
                 changed += 1
-    return changed
-
-
-def rewrite_with_cross_check(path: Path) -> int:
-    """Apply :func:`cross_check` to a results CSV in place; return how many rows changed."""
-    header, rows = read_rows(path)
-    changed = cross_check(rows)
-    if changed:
-        _rewrite(path, header, rows)
     return changed

@@ -22,12 +22,12 @@ from typing import Any
 
 from backends import REGISTRY, backend_class, make_backend, parse_spec
 from backends.base import Backend, Status
-from backends.puzzle import Puzzle
+from backends.puzzle import canonical_alphabet
 from harness import provenance
 from harness.checker import check_solution, first_difference
 from harness.readers import BadLine, PuzzleRecord
-from harness.results import RowWriter, columns_for, rewrite_with_cross_check, row_key
-from harness.worker import Task, WorkerPool
+from harness.results import RowWriter, columns_for, row_key
+from harness.worker import Task, WorkerPool, import_in_background
 
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MEMORY_MIB = 2048.0
@@ -78,7 +78,7 @@ class RunConfig:
 class RunResult:
     csv_path: Path
     meta_path: Path
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[dict[str, str]] = field(default_factory=list)  # the whole CSV, as text
     resumed: int = 0
     cross_checked: int = 0
 
@@ -102,15 +102,12 @@ def judge(record: PuzzleRecord, outcome: dict[str, Any], limit: int) -> dict[str
     fields = {k: v for k, v in outcome.items() if k != "native"}
     fields.update(outcome.get("native", {}))
     status = Status(outcome["status"])
+    answer = outcome.get("solution")
+    fields["solution"] = None if answer is None else grid_text(record.puzzle.n, answer)
     reason = None
     if status is Status.SOLVED:
         start = time.perf_counter()
-        try:
-            answer = Puzzle.parse(outcome["solution"]).cells
-        except Exception as exc:
-            answer, reason = None, f"unreadable answer: {exc}"
-        if reason is None:
-            reason = check_solution(record.puzzle.cells, answer)
+        reason = check_solution(record.puzzle.cells, answer)
         if reason is None and record.expected_solution is not None:
             expected = record.expected_solution.cells
             if answer != expected:
@@ -130,6 +127,16 @@ def judge(record: PuzzleRecord, outcome: dict[str, Any], limit: int) -> dict[str
     else:
         fields["status"] = status
     return fields
+
+
+def grid_text(n: int, cells: Sequence[int]) -> str:
+    """A backend's answer as one line of canonical symbols; ``?`` for what is not a digit.
+
+    For a valid grid this is :meth:`Puzzle.to_string`; a wrong one is still written down,
+    as far as it can be, so the row shows what the backend answered.
+    """
+    symbols = "." + canonical_alphabet(n)
+    return "".join(symbols[d] if 0 <= d <= n else "?" for d in cells)
 
 
 def plan(
@@ -153,8 +160,13 @@ def run(
     records: Sequence[PuzzleRecord],
     config: RunConfig,
     progress: Callable[[int], None] | None = None,
+    background_imports: Sequence[str] = (),
 ) -> RunResult:
-    """Run every planned solve, append each checked row to ``config.out`` as it finishes."""
+    """Run every planned solve, append each checked row to ``config.out`` as it finishes.
+
+    ``background_imports`` names modules the caller needs once the run is over; they load
+    in a thread while the workers solve (see :func:`harness.worker.import_in_background`).
+    """
     meta_path = provenance.meta_path_for(config.out)
     result = RunResult(config.out, meta_path)
     native = [name for c in config.backends for name in c.cls.native_counters]
@@ -204,18 +216,20 @@ def run(
                 row.update(status=Status.UNAVAILABLE, message=choice.unavailable)
                 if row_key(row) not in writer.done:
                     writer.write(row)
-                    result.rows.append(row)
                 if progress:
                     progress(config.repeat)
         todo = []
+        done = writer.done
         for record, spec, repeat, warmup in plan(records, config):
-            if not warmup and row_key(_base_row(record, spec, repeat, config)) in writer.done:
+            if done and not warmup and row_key(_base_row(record, spec, repeat, config)) in done:
                 if progress:
                     progress(1)
                 continue
             tag = (record, repeat, warmup)
-            todo.append(Task(spec, record.puzzle.to_string(), config.limit, config.timeout, tag))
+            todo.append(Task(spec, record.puzzle, config.limit, config.timeout, tag))
         with WorkerPool(config.jobs, config.memory_limit_mib) as pool:
+            if background_imports:
+                import_in_background(*background_imports)
             for task, outcome in pool.run(todo):
                 record, repeat, warmup = task.tag
                 if warmup:
@@ -223,11 +237,11 @@ def run(
                 row = _base_row(record, task.backend, repeat, config)
                 row.update(judge(record, outcome, config.limit))
                 writer.write(row)
-                result.rows.append(row)
                 if progress:
                     progress(1)
+        result.cross_checked = writer.cross_check()
+        result.rows = writer.rows
 
-    result.cross_checked = rewrite_with_cross_check(config.out)
     meta.update(finished=provenance.now_iso(), complete=True, cross_checked=result.cross_checked)
     provenance.write_json(meta_path, meta)
     return result

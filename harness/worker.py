@@ -8,18 +8,28 @@ extensions that never return to the interpreter (pycosat, python-constraint's co
 core), which no in-process alarm can stop. A worker that dies by itself (segfault,
 ``os._exit``) gives an ERROR outcome naming the signal or exit code.
 
-Only plain data crosses the pipe: a :class:`Task` (backend spec and puzzle text) goes in,
-an outcome dict comes back. Models and solver objects are built inside the worker.
+Only plain data crosses the pipe: a task's wire tuple (backend spec, box side, cells as
+bytes, limit, timeout) goes in, an outcome dict comes back. Models and solver objects are
+built inside the worker; the caller's ``tag`` never leaves the parent.
+
+Throughput: the harness must cost little next to a sub-millisecond solve. The parent
+refills a worker's queue as soon as an answer arrives, before the caller handles it, and
+keeps enough tasks queued to cover :data:`QUEUE_AHEAD_S` of solving (at least 2), so the
+worker never waits for the parent; for slow solves the queue stays at 2, so ``--jobs N``
+does not strand long tasks behind a busy worker at the end of a run.
 """
 
 from __future__ import annotations
 
 import contextlib
 import faulthandler
+import importlib
 import multiprocessing as mp
+import operator
 import os
 import resource
 import signal
+import threading
 import time
 import traceback
 from collections import deque
@@ -32,33 +42,55 @@ from backends import make_backend
 from backends.base import Backend, SolveResult, Status
 from backends.puzzle import Puzzle
 
+_ERROR = Status.ERROR.value
+perf_counter = time.perf_counter
+process_time = time.process_time
+
 #: Seconds between SIGTERM and SIGKILL when a worker is stopped.
 GRACE_S = 0.3
 #: How often the parent samples a busy worker's memory, seconds.
 MEMORY_POLL_S = 0.05
 PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+#: Seconds of solving the parent keeps queued at each worker (see the module docstring).
+QUEUE_AHEAD_S = 0.01
+#: Most tasks queued at one worker.
+MAX_DEPTH = 32
+#: Tasks shorter than this on average are collected by polling every POLL_S seconds.
+QUICK_S = 0.002
+POLL_S = 0.002
 
 
 @dataclass(frozen=True)
 class Task:
-    """One solve to run: plain, picklable data only."""
+    """One solve to run. Only :meth:`wire` crosses the pipe."""
 
     backend: str  # spec, e.g. "ac3:select=B"
-    puzzle: str  # canonical one-line text
+    puzzle: Puzzle
     limit: int = 1
     timeout: float | None = None
-    tag: Any = None  # the caller's handle, returned untouched with the outcome
+    tag: Any = None  # the caller's handle, returned untouched with the outcome; never sent
+
+    def wire(self) -> tuple[str, int, bytes, int, float | None]:
+        """What the worker gets: cheap to pickle (digits fit a byte: n <= 25)."""
+        return (self.backend, self.puzzle.box, bytes(self.puzzle.cells), self.limit, self.timeout)
 
 
 # --------------------------------------------------------------------------- worker side
 
 
-def _peak_rss_reset() -> None:
-    try:  # Linux >= 4.0: writing 5 resets the peak RSS (VmHWM) to the current RSS.
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
+def _open_clear_refs() -> int | None:
+    """The worker's own ``/proc/self/clear_refs``, kept open (an open costs 8 us a solve)."""
+    try:
+        return os.open("/proc/self/clear_refs", os.O_WRONLY)
     except OSError:
-        pass
+        return None
+
+
+def _peak_rss_reset(fd: int | None) -> None:
+    if fd is None:
+        return
+    with contextlib.suppress(OSError):  # Linux >= 4.0: "5" resets VmHWM to the current RSS
+        os.write(fd, b"5")
 
 
 def _peak_rss_mib() -> float:
@@ -80,89 +112,121 @@ def warmup_puzzle(box: int) -> Puzzle:
     return Puzzle(box, tuple(cells))
 
 
-def measure(task: Task, cache: dict[str, Backend], warmed: set[tuple[str, int]]) -> dict[str, Any]:
-    """Run one task in this process: build (cached), warm up (untimed), encode, solve.
+class _WorkerState:
+    """What a worker keeps between tasks: built backends, warmed (spec, box) pairs, an fd."""
 
-    Returns the outcome dict: status, solution text, solutions, counters, native statistics,
-    phase timings and peak memory. Never raises for a backend's failure: that is an ERROR
-    outcome with the exception in ``message``.
+    def __init__(self) -> None:
+        self.cache: dict[str, Backend] = {}
+        self.warmed: set[tuple[str, int]] = set()
+        self.clear_refs = _open_clear_refs()
+
+
+def measure(wire: tuple[str, int, bytes, int, float | None], state: _WorkerState) -> dict[str, Any]:
+    """Run one task (its :meth:`Task.wire` tuple) here: build (cached), warm up (untimed),
+    encode, solve.
+
+    Returns the outcome dict: status (its value), solution (a tuple of the backend's
+    digits, checked by the parent, or None), solutions, counters, native statistics, phase
+    timings and peak memory. Never raises for a backend's failure: that is an ERROR outcome
+    with the exception in ``message``.
     """
-    out: dict[str, Any] = {"status": Status.ERROR, "native": {}}
-    begin = time.perf_counter()
+    spec, box, cells, limit, timeout = wire
+    out: dict[str, Any] = {"status": _ERROR, "native": {}}
+    begin = perf_counter()
     try:
-        backend = cache.get(task.backend)
+        backend = state.cache.get(spec)
         if backend is None:
-            backend = cache[task.backend] = make_backend(task.backend)
-        puzzle = Puzzle.parse(task.puzzle)
-        if (task.backend, puzzle.box) not in warmed:  # imports, caches, tables: untimed
-            w = time.perf_counter()
-            warm = warmup_puzzle(puzzle.box)
-            backend.solve(backend.encode(warm), limit=task.limit)
-            warmed.add((task.backend, puzzle.box))
-            begin += time.perf_counter() - w  # the warm-up is not part of this task's time
-        _peak_rss_reset()
-        w0, c0 = time.perf_counter(), time.process_time()
+            backend = state.cache[spec] = make_backend(spec)
+        puzzle = Puzzle(box, tuple(cells))
+        if (spec, box) not in state.warmed:  # imports, caches, tables: untimed
+            w = perf_counter()
+            warm = warmup_puzzle(box)
+            backend.solve(backend.encode(warm), limit=limit)
+            state.warmed.add((spec, box))
+            begin += perf_counter() - w  # the warm-up is not part of this task's time
+        _peak_rss_reset(state.clear_refs)
+        w0, c0 = perf_counter(), process_time()
         encoded = backend.encode(puzzle)
-        w1, c1 = time.perf_counter(), time.process_time()
-        result: SolveResult = backend.solve(encoded, limit=task.limit, time_limit=task.timeout)
-        w2, c2 = time.perf_counter(), time.process_time()
-        out.update(
-            encode_s=w1 - w0,
-            encode_cpu_s=c1 - c0,
-            solve_s=w2 - w1,
-            solve_cpu_s=c2 - c1,
-            peak_rss_mib=_peak_rss_mib(),
-        )
-        if not isinstance(result, SolveResult):
+        w1, c1 = perf_counter(), process_time()
+        result: SolveResult = backend.solve(encoded, limit=limit, time_limit=timeout)
+        w2, c2 = perf_counter(), process_time()
+        out["encode_s"] = w1 - w0
+        out["encode_cpu_s"] = c1 - c0
+        out["solve_s"] = w2 - w1
+        out["solve_cpu_s"] = c2 - c1
+        out["peak_rss_mib"] = _peak_rss_mib()
+        if type(result) is not SolveResult and not isinstance(result, SolveResult):
             raise TypeError(f"solve() returned {type(result).__name__}, not SolveResult")
-        undeclared = sorted(set(result.native) - set(type(backend).native_counters))
-        if undeclared:
+        native = result.native
+        if native and not native.keys() <= set(type(backend).native_counters):
+            undeclared = sorted(set(native) - set(type(backend).native_counters))
             raise ValueError(f"native statistic {undeclared[0]!r} is not in native_counters")
-        solution = (
-            Puzzle(puzzle.box, tuple(result.solution)).to_string()
-            if result.solution is not None
-            else None
-        )
-        out.update(
-            status=result.status,
-            solution=solution,
-            solutions=result.solutions_found,
-            nodes=result.nodes,
-            guesses=result.guesses,
-            backtracks=result.backtracks,
-            native=dict(result.native),
-            message=result.message,
-        )
+        solution = result.solution
+        out["status"] = result.status._value_
+        out["solution"] = None if solution is None else tuple(map(operator.index, solution))
+        out["solutions"] = result.solutions_found
+        out["nodes"] = result.nodes
+        out["guesses"] = result.guesses
+        out["backtracks"] = result.backtracks
+        out["native"] = dict(native)
+        out["message"] = result.message
     except MemoryError:
-        out.update(status=Status.MEMOUT, message="MemoryError inside the backend")
+        out.update(status=Status.MEMOUT.value, message="MemoryError inside the backend")
     except Exception as exc:
         where = traceback.extract_tb(exc.__traceback__)[-1]
         out.update(
-            status=Status.ERROR,
+            status=Status.ERROR.value,
             message=f"{type(exc).__name__}: {exc} ({os.path.basename(where.filename)}:"
             f"{where.lineno})",
         )
-    out["wall_s"] = time.perf_counter() - begin
+    out["done_at"] = done = perf_counter()  # the parent's clock too (monotonic)
+    out["wall_s"] = done - begin
     return out
 
 
-def _worker_main(conn: Connection) -> None:
+def _worker_main(tasks: Connection, results: Connection) -> None:
     os.setsid()  # own process group, so the parent can kill everything it starts
     faulthandler.disable()  # a crash is reported by the parent, not as a traceback dump
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    cache: dict[str, Backend] = {}
-    warmed: set[tuple[str, int]] = set()
+    state = _WorkerState()
     while True:
         try:
-            task = conn.recv()
+            batch = tasks.recv()
         except (EOFError, OSError):
             return
-        if task is None:
+        if batch is None:
             return
-        conn.send(measure(task, cache, warmed))
+        for wire in batch:  # one answer per task, sent before the next task starts
+            results.send(measure(wire, state))
 
 
 # --------------------------------------------------------------------------- parent side
+
+_background_imports: list[threading.Thread] = []
+
+
+def import_in_background(*modules: str) -> None:
+    """Import ``modules`` in a thread of this (parent) process, while the workers solve.
+
+    The parent mostly waits during a run, so what it needs afterwards (pandas, for the
+    table) loads for free. A failed import is left for the caller's own import to report.
+    Every fork of a worker first waits for these threads: forking while another thread holds
+    an import lock could leave the child deadlocked on its first import.
+    """
+
+    def load() -> None:
+        for name in modules:
+            with contextlib.suppress(Exception):
+                importlib.import_module(name)
+
+    thread = threading.Thread(target=load, name="background-import", daemon=True)
+    thread.start()
+    _background_imports.append(thread)
+
+
+def _join_background_imports() -> None:
+    while _background_imports:
+        _background_imports.pop().join()
 
 
 def _describe_death(exitcode: int | None) -> str:
@@ -180,35 +244,64 @@ def _describe_death(exitcode: int | None) -> str:
 class _Worker:
     """The parent's handle on one worker: its pipe, and the tasks sent to it, in order.
 
-    Up to ``depth`` tasks are in flight, so the worker starts its next solve without waiting
-    for the parent; the head of ``inflight`` is the one running, since ``started``.
+    Up to :meth:`depth` tasks are in flight, so the worker starts its next solve without
+    waiting for the parent; the head of ``inflight`` is the one running, since ``started``.
     """
 
     def __init__(self, ctx: Any) -> None:
-        self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child,), daemon=True)
+        _join_background_imports()  # never fork while another thread may hold an import lock
+        # one pipe each way: a one-way pipe is cheaper per message than a duplex socket
+        child_tasks, self.tasks = ctx.Pipe(duplex=False)
+        self.results, child_results = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(target=_worker_main, args=(child_tasks, child_results), daemon=True)
         self.proc.start()
-        child.close()
+        child_tasks.close()
+        child_results.close()
         self.inflight: deque[Task] = deque()
         self.started = 0.0
         self.next_memory_check = 0.0
+        self.mean_task_s: float | None = None  # running mean of this worker's task times
 
-    def send(self, task: Task) -> None:
+    def send(self, tasks: list[Task]) -> None:
+        """Queue ``tasks`` at the worker, in one message."""
         if not self.inflight:
             self._head_started(time.perf_counter())
-        self.inflight.append(task)
-        self.conn.send(task)
+        self.inflight.extend(tasks)
+        # a dead worker: the pool sees EOF on its results and requeues these tasks
+        with contextlib.suppress(OSError):
+            self.tasks.send([task.wire() for task in tasks])
+
+    def depth(self, cap: int) -> int:
+        """How many tasks to keep queued: :data:`QUEUE_AHEAD_S` of work, 2 to ``cap``."""
+        if self.mean_task_s is None:
+            return min(2, cap)
+        return max(min(2, cap), min(cap, int(QUEUE_AHEAD_S / max(self.mean_task_s, 1e-6))))
+
+    def learn(self, outcome: dict[str, Any]) -> None:
+        wall = outcome.get("wall_s")
+        if isinstance(wall, float):
+            m = self.mean_task_s
+            self.mean_task_s = wall if m is None else 0.8 * m + 0.2 * wall
 
     def _head_started(self, now: float) -> None:
         self.started = now
         self.next_memory_check = now + MEMORY_POLL_S
 
-    def finished(self, now: float) -> Task:
-        """The head task is done; the next one (if any) started just now."""
+    def finished(self, done_at: float | None) -> Task:
+        """The head task is done; the next one (if any) started when the worker sent it.
+
+        ``done_at`` is the worker's ``perf_counter`` when it finished (the same monotonic
+        clock in every process); None means now.
+        """
         task = self.inflight.popleft()
         if self.inflight:
-            self._head_started(now)
+            now = time.perf_counter()
+            self._head_started(now if done_at is None else min(max(done_at, self.started), now))
         return task
+
+    def quick(self) -> bool:
+        """Whether this worker's tasks are short enough to collect by polling."""
+        return self.mean_task_s is not None and self.mean_task_s < QUICK_S
 
     def deadline(self) -> float | None:
         head = self.inflight[0]
@@ -243,16 +336,20 @@ class _Worker:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, signal.SIGKILL)  # reap anything left in the group after the leader
         self.proc.join(1.0)
-        self.conn.close()
+        self.close_pipes()
 
     def stop(self) -> None:
         with contextlib.suppress(OSError, BrokenPipeError):
-            self.conn.send(None)
+            self.tasks.send(None)
         self.proc.join(1.0)
         if self.proc.is_alive():
             self.kill()
         else:
-            self.conn.close()
+            self.close_pipes()
+
+    def close_pipes(self) -> None:
+        self.tasks.close()
+        self.results.close()
 
 
 class WorkerPool:
@@ -264,12 +361,12 @@ class WorkerPool:
     """
 
     def __init__(
-        self, jobs: int = 1, memory_limit_mib: float | None = None, depth: int = 2
+        self, jobs: int = 1, memory_limit_mib: float | None = None, depth: int = MAX_DEPTH
     ) -> None:
         if jobs < 1:
             raise ValueError(f"jobs must be at least 1, got {jobs}")
         self.jobs = jobs
-        self.depth = max(1, depth)
+        self.depth = max(1, depth)  # the most tasks queued at one worker
         self.memory_limit_mib = memory_limit_mib
         self._ctx = mp.get_context("fork")
         self._workers: list[_Worker] = []
@@ -296,37 +393,41 @@ class WorkerPool:
         pending.extendleft(reversed(worker.inflight))
         self._workers[self._workers.index(worker)] = _Worker(self._ctx)
 
+    def _refill(self, worker: _Worker, pending: deque[Task]) -> None:
+        wanted = min(worker.depth(self.depth) - len(worker.inflight), len(pending))
+        if wanted > 0:
+            worker.send([pending.popleft() for _ in range(wanted)])
+
     def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
         pending = deque(tasks)
         if not self._workers:
             self.__enter__()
         while pending or any(w.inflight for w in self._workers):
             for worker in self._workers:
-                while len(worker.inflight) < self.depth and pending:
-                    worker.send(pending.popleft())
+                self._refill(worker, pending)
             busy = [w for w in self._workers if w.inflight]
             now = time.perf_counter()
             wake = [w.next_memory_check for w in busy if self.memory_limit_mib]
             wake += [d for d in (w.deadline() for w in busy) if d is not None]
             timeout = max(0.0, min(wake) - now) if wake else None
-            ready = wait([w.conn for w in busy], timeout)
+            pipes = [w.results for w in busy]
+            if all(w.quick() for w in busy):
+                # Short solves: sleep, then take every answer waiting. A process blocked on
+                # a pipe must be woken by each write, and that wake-up (~10 us) is paid by
+                # the writing worker, between two solves.
+                time.sleep(POLL_S if timeout is None else min(POLL_S, timeout))
+                ready = wait(pipes, 0)
+            else:
+                ready = wait(pipes, timeout)
             now = time.perf_counter()
             for worker in busy:
+                if worker.results in ready:
+                    yield from self._answers(worker, pending)
+                    continue
                 task = worker.inflight[0]
                 elapsed = now - worker.started
                 deadline = worker.deadline()
-                if worker.conn in ready:
-                    try:
-                        outcome = worker.conn.recv()
-                    except (EOFError, OSError):
-                        worker.proc.join(1.0)
-                        message = _describe_death(worker.proc.exitcode)
-                        self._replace(worker, pending)
-                        yield task, _killed(Status.ERROR, message, elapsed)
-                        continue
-                    worker.finished(now)
-                    yield task, outcome
-                elif deadline is not None and now >= deadline:
+                if deadline is not None and now >= deadline:
                     self._replace(worker, pending)
                     yield task, _killed(Status.TIMEOUT, f"killed after {elapsed:.3f} s", elapsed)
                 elif self.memory_limit_mib and now >= worker.next_memory_check:
@@ -337,10 +438,33 @@ class WorkerPool:
                         message = f"killed at {rss:.0f} MiB > limit {self.memory_limit_mib:.0f}"
                         yield task, _killed(Status.MEMOUT, message, elapsed, rss)
 
+    def _answers(
+        self, worker: _Worker, pending: deque[Task]
+    ) -> Iterator[tuple[Task, dict[str, Any]]]:
+        """Every answer waiting in ``worker``'s pipe; a dead worker's head task is ERROR."""
+        while worker.inflight:
+            task = worker.inflight[0]
+            try:
+                outcome = worker.results.recv()
+            except (EOFError, OSError):
+                elapsed = time.perf_counter() - worker.started
+                worker.proc.join(1.0)
+                message = _describe_death(worker.proc.exitcode)
+                self._replace(worker, pending)
+                yield task, _killed(Status.ERROR, message, elapsed)
+                return
+            worker.finished(outcome.pop("done_at", None))
+            worker.learn(outcome)
+            if len(worker.inflight) < 2:  # keep it busy while the caller handles the answer
+                self._refill(worker, pending)
+            yield task, outcome
+            if not worker.results.poll():
+                return
+
 
 def _killed(status: Status, message: str, elapsed: float, rss: float | None = None) -> dict:
     return {
-        "status": status,
+        "status": status.value,
         "message": message,
         "native": {},
         "wall_s": elapsed,

@@ -124,21 +124,12 @@ def test_parallel_jobs_run_all(tmp_path: Path, fake_backends: dict) -> None:
     assert (4, {"2"}) == (len(rows), {r["jobs"] for r in rows})
 
 
-def test_pool_replaces_killed_worker() -> None:
+def test_pool_replaces_killed_worker(fake_backends: dict) -> None:
     """After a timeout the pool goes on with a fresh worker."""
-    puzzle = pattern_puzzle(2, 2).to_string()
-    import backends
-    from tests.fake_backends import FAKES
-
-    saved = dict(backends.REGISTRY)
-    backends.REGISTRY.update(FAKES)
-    try:
-        tasks = [Task("sleep-forever", puzzle, timeout=0.3), Task("counting", puzzle, timeout=5)]
-        with WorkerPool(1) as pool:
-            outcomes = [o["status"] for _, o in pool.run(tasks)]
-    finally:
-        backends.REGISTRY.clear()
-        backends.REGISTRY.update(saved)
+    puzzle = pattern_puzzle(2, 2)
+    tasks = [Task("sleep-forever", puzzle, timeout=0.3), Task("counting", puzzle, timeout=5)]
+    with WorkerPool(1) as pool:
+        outcomes = [o["status"] for _, o in pool.run(tasks)]
     assert [Status.TIMEOUT, Status.SOLVED] == outcomes
 
 
