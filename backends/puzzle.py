@@ -207,6 +207,15 @@ class Puzzle:
         return cls(geo.box, tuple(cells))
 
     @classmethod
+    def unchecked(cls, box: int, cells: Grid) -> Puzzle:
+        """A puzzle from cells already checked by a :class:`Puzzle` (say, one rebuilt in
+        another process from its ``cells``): no validation, so ~0.5 us instead of ~3 us."""
+        puzzle = object.__new__(cls)
+        object.__setattr__(puzzle, "box", box)
+        object.__setattr__(puzzle, "cells", cells)
+        return puzzle
+
+    @classmethod
     def from_digits(cls, digits: Grid) -> Puzzle:
         """A puzzle from a sequence of ints (0 = empty), its size taken from the length."""
         return cls(geometry_for_cells(len(digits)).box, tuple(digits))

@@ -97,8 +97,15 @@ def _base_row(record: PuzzleRecord, spec: str, repeat: int, config: RunConfig) -
     }
 
 
-def judge(record: PuzzleRecord, outcome: dict[str, Any], limit: int) -> dict[str, Any]:
-    """Check an outcome independently; return the row fields (status may become WRONG)."""
+def judge(
+    record: PuzzleRecord, outcome: dict[str, Any], limit: int, timeout: float | None = None
+) -> dict[str, Any]:
+    """Check an outcome independently; return the row fields.
+
+    A refused answer becomes WRONG, whenever it came. A right answer that came after
+    ``timeout`` (encode + solve; the worker is killed only a grace period later) becomes
+    TIMEOUT: it would not have counted in a run with that limit.
+    """
     fields = {k: v for k, v in outcome.items() if k != "native"}
     fields.update(outcome.get("native", {}))
     status = Status(outcome["status"])
@@ -121,9 +128,13 @@ def judge(record: PuzzleRecord, outcome: dict[str, Any], limit: int) -> dict[str
                 f"found {found} solution(s) under limit {limit}, "
                 f"the file says {record.expected_count}"
             )
+    spent = (outcome.get("encode_s") or 0.0) + (outcome.get("solve_s") or 0.0)
     if reason is not None:
         fields["status"] = Status.WRONG
         fields["message"] = reason
+    elif status in (Status.SOLVED, Status.UNSAT) and timeout is not None and spent > timeout:
+        fields["status"] = Status.TIMEOUT
+        fields["message"] = f"answered {status} after {spent:.3f} s, over the {timeout} s timeout"
     else:
         fields["status"] = status
     return fields
@@ -144,16 +155,29 @@ def plan(
 ) -> list[tuple[PuzzleRecord, str, int, bool]]:
     """Every (record, backend spec, repeat, is_warmup) in run order."""
     rng = random.Random(config.seed)
-    runnable = [c.spec for c in config.backends if c.unavailable is None]
+    runnable = [c for c in config.backends if c.unavailable is None]
     order: list[tuple[PuzzleRecord, str, int, bool]] = []
     for record in records:
+        box = record.puzzle.box
+        specs = [c.spec for c in runnable if box <= c.cls.max_box]
         if config.repeat > 1:
-            order.extend((record, spec, -1, True) for spec in runnable)
+            order.extend((record, spec, -1, True) for spec in specs)
         for repeat in range(config.repeat):
-            specs = list(runnable)
-            rng.shuffle(specs)
-            order.extend((record, spec, repeat, False) for spec in specs)
+            shuffled = list(specs)
+            rng.shuffle(shuffled)
+            order.extend((record, spec, repeat, False) for spec in shuffled)
     return order
+
+
+def unsupported_reason(choice: BackendChoice, record: PuzzleRecord) -> str | None:
+    """Why ``choice`` cannot run ``record`` at all (not installed, grid too large), or None."""
+    if choice.unavailable is not None:
+        return choice.unavailable
+    largest = choice.cls.max_box**2
+    if record.puzzle.n > largest:
+        n = record.puzzle.n
+        return f"{choice.spec} supports grids up to {largest}x{largest}; this one is {n}x{n}"
+    return None
 
 
 def run(
@@ -209,11 +233,12 @@ def run(
     with RowWriter(config.out, columns_for(native), resume=config.resume) as writer:
         result.resumed = len(writer.done)
         for choice in config.backends:  # recorded, never dropped silently
-            if choice.unavailable is None:
-                continue
             for record in records:
+                reason = unsupported_reason(choice, record)
+                if reason is None:
+                    continue
                 row = _base_row(record, choice.spec, 0, config)
-                row.update(status=Status.UNAVAILABLE, message=choice.unavailable)
+                row.update(status=Status.UNAVAILABLE, message=reason)
                 if row_key(row) not in writer.done:
                     writer.write(row)
                 if progress:
@@ -235,7 +260,7 @@ def run(
                 if warmup:
                     continue
                 row = _base_row(record, task.backend, repeat, config)
-                row.update(judge(record, outcome, config.limit))
+                row.update(judge(record, outcome, config.limit, config.timeout))
                 writer.write(row)
                 if progress:
                     progress(1)

@@ -48,6 +48,11 @@ process_time = time.process_time
 
 #: Seconds between SIGTERM and SIGKILL when a worker is stopped.
 GRACE_S = 0.3
+#: The parent kills a solve this long after its timeout (see :func:`kill_grace`).
+KILL_GRACE_MAX_S = 0.5
+#: Seconds a worker may spend building and warming up a backend (imports, tables) before
+#: a task, apart from the task's own timeout.
+WARMUP_TIMEOUT_S = 60.0
 #: How often the parent samples a busy worker's memory, seconds.
 MEMORY_POLL_S = 0.05
 PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
@@ -73,6 +78,16 @@ class Task:
     def wire(self) -> tuple[str, int, bytes, int, float | None]:
         """What the worker gets: cheap to pickle (digits fit a byte: n <= 25)."""
         return (self.backend, self.puzzle.box, bytes(self.puzzle.cells), self.limit, self.timeout)
+
+
+def kill_grace(timeout: float) -> float:
+    """How long after ``timeout`` the parent kills a solve: 0.1 s + 10 %, at most 0.5 s.
+
+    A backend that watches its ``time_limit`` stops by itself within it and its row keeps
+    its counters; one that cannot (a C extension) is killed, and its row has none. Either
+    way the row is TIMEOUT, and the kill comes well within ``timeout`` + 1 s.
+    """
+    return min(KILL_GRACE_MAX_S, 0.1 + 0.1 * timeout)
 
 
 # --------------------------------------------------------------------------- worker side
@@ -120,13 +135,37 @@ class _WorkerState:
         self.warmed: set[tuple[str, int]] = set()
         self.clear_refs = _open_clear_refs()
 
+    def backend(self, spec: str) -> Backend:
+        backend = self.cache.get(spec)
+        if backend is None:
+            backend = self.cache[spec] = make_backend(spec)
+        return backend
+
+
+def prepare(wire: tuple[str, int, bytes, int, float | None], state: _WorkerState) -> bool:
+    """Build the task's backend and warm it up on an easy puzzle of the same size, once per
+    (spec, box) in this worker: imports, caches and tables load here, untimed. Returns
+    whether it did anything. Never raises: :func:`measure` reports a backend that fails.
+    """
+    spec, box, _, limit, _ = wire
+    if (spec, box) in state.warmed:
+        return False
+    state.warmed.add((spec, box))
+    with contextlib.suppress(Exception):
+        backend = state.backend(spec)
+        backend.solve(backend.encode(warmup_puzzle(box)), limit=limit)
+    return True
+
 
 def measure(wire: tuple[str, int, bytes, int, float | None], state: _WorkerState) -> dict[str, Any]:
-    """Run one task (its :meth:`Task.wire` tuple) here: build (cached), warm up (untimed),
-    encode, solve.
+    """Run one task (its :meth:`Task.wire` tuple) here: build (cached), encode, solve.
 
-    Returns the outcome dict: status (its value), solution (a tuple of the backend's
-    digits, checked by the parent, or None), solutions, counters, native statistics, phase
+    The backend's own ``time_limit`` is what is left of ``timeout`` after encoding, so a
+    backend that watches the clock stops in time and reports its counters (the parent kills
+    the worker only :func:`kill_grace` later).
+
+    Returns the outcome dict: status (its value), solution (the backend's digits, as bytes
+    or a tuple, checked by the parent, or None), solutions, counters, native statistics, phase
     timings and peak memory. Never raises for a backend's failure: that is an ERROR outcome
     with the exception in ``message``.
     """
@@ -134,21 +173,14 @@ def measure(wire: tuple[str, int, bytes, int, float | None], state: _WorkerState
     out: dict[str, Any] = {"status": _ERROR, "native": {}}
     begin = perf_counter()
     try:
-        backend = state.cache.get(spec)
-        if backend is None:
-            backend = state.cache[spec] = make_backend(spec)
-        puzzle = Puzzle(box, tuple(cells))
-        if (spec, box) not in state.warmed:  # imports, caches, tables: untimed
-            w = perf_counter()
-            warm = warmup_puzzle(box)
-            backend.solve(backend.encode(warm), limit=limit)
-            state.warmed.add((spec, box))
-            begin += perf_counter() - w  # the warm-up is not part of this task's time
+        backend = state.backend(spec)
+        puzzle = Puzzle.unchecked(box, tuple(cells))  # the parent's Puzzle checked them
         _peak_rss_reset(state.clear_refs)
         w0, c0 = perf_counter(), process_time()
         encoded = backend.encode(puzzle)
         w1, c1 = perf_counter(), process_time()
-        result: SolveResult = backend.solve(encoded, limit=limit, time_limit=timeout)
+        left = None if timeout is None else max(0.0, timeout - (w1 - w0))
+        result: SolveResult = backend.solve(encoded, limit=limit, time_limit=left)
         w2, c2 = perf_counter(), process_time()
         out["encode_s"] = w1 - w0
         out["encode_cpu_s"] = c1 - c0
@@ -163,7 +195,7 @@ def measure(wire: tuple[str, int, bytes, int, float | None], state: _WorkerState
             raise ValueError(f"native statistic {undeclared[0]!r} is not in native_counters")
         solution = result.solution
         out["status"] = result.status._value_
-        out["solution"] = None if solution is None else tuple(map(operator.index, solution))
+        out["solution"] = None if solution is None else _compact(solution)
         out["solutions"] = result.solutions_found
         out["nodes"] = result.nodes
         out["guesses"] = result.guesses
@@ -184,6 +216,18 @@ def measure(wire: tuple[str, int, bytes, int, float | None], state: _WorkerState
     return out
 
 
+def _compact(solution: object) -> bytes | tuple[int, ...]:
+    """A grid's digits to send: as bytes when they fit (the common case, 5x cheaper to
+    pickle), else as a tuple of ints for the parent's checker to refuse.
+
+    Raises TypeError for a value that is not an integer (a float, a string).
+    """
+    if type(solution) in (tuple, list):
+        with contextlib.suppress(ValueError):  # a digit below 0 or above 255
+            return bytes(solution)  # type: ignore[arg-type]
+    return tuple(map(operator.index, solution))  # type: ignore[call-overload]
+
+
 def _worker_main(tasks: Connection, results: Connection) -> None:
     os.setsid()  # own process group, so the parent can kill everything it starts
     faulthandler.disable()  # a crash is reported by the parent, not as a traceback dump
@@ -197,6 +241,8 @@ def _worker_main(tasks: Connection, results: Connection) -> None:
         if batch is None:
             return
         for wire in batch:  # one answer per task, sent before the next task starts
+            if prepare(wire, state):  # the task's clock starts now, in the parent too
+                results.send(("ready", perf_counter()))
             results.send(measure(wire, state))
 
 
@@ -258,6 +304,8 @@ class _Worker:
         child_tasks.close()
         child_results.close()
         self.inflight: deque[Task] = deque()
+        self.warms: deque[bool] = deque()  # beside inflight: will the worker warm up first?
+        self.warmed: set[tuple[str, int]] = set()  # mirrors the worker's own set
         self.started = 0.0
         self.next_memory_check = 0.0
         self.mean_task_s: float | None = None  # running mean of this worker's task times
@@ -267,6 +315,10 @@ class _Worker:
         if not self.inflight:
             self._head_started(time.perf_counter())
         self.inflight.extend(tasks)
+        for task in tasks:
+            key = (task.backend, task.puzzle.box)
+            self.warms.append(key not in self.warmed)
+            self.warmed.add(key)
         # a dead worker: the pool sees EOF on its results and requeues these tasks
         with contextlib.suppress(OSError):
             self.tasks.send([task.wire() for task in tasks])
@@ -294,18 +346,32 @@ class _Worker:
         clock in every process); None means now.
         """
         task = self.inflight.popleft()
+        self.warms.popleft()
         if self.inflight:
             now = time.perf_counter()
             self._head_started(now if done_at is None else min(max(done_at, self.started), now))
         return task
+
+    def restart(self, at: float) -> None:
+        """The head task's clock starts again at ``at`` (after the worker's warm-up)."""
+        self.warms[0] = False
+        self._head_started(min(max(at, self.started), time.perf_counter()))
+
+    def warming(self) -> bool:
+        """Whether the head task is still in its untimed warm-up."""
+        return bool(self.warms) and self.warms[0]
 
     def quick(self) -> bool:
         """Whether this worker's tasks are short enough to collect by polling."""
         return self.mean_task_s is not None and self.mean_task_s < QUICK_S
 
     def deadline(self) -> float | None:
-        head = self.inflight[0]
-        return self.started + head.timeout if head.timeout is not None else None
+        timeout = self.inflight[0].timeout
+        if timeout is None:
+            return None
+        if self.warming():
+            return self.started + max(timeout, WARMUP_TIMEOUT_S)
+        return self.started + timeout + kill_grace(timeout)
 
     def rss_mib(self) -> float:
         """The worker's resident memory now (all its threads), MiB."""
@@ -428,8 +494,10 @@ class WorkerPool:
                 elapsed = now - worker.started
                 deadline = worker.deadline()
                 if deadline is not None and now >= deadline:
+                    during = " during the warm-up" if worker.warming() else ""
                     self._replace(worker, pending)
-                    yield task, _killed(Status.TIMEOUT, f"killed after {elapsed:.3f} s", elapsed)
+                    message = f"killed{during} after {elapsed:.3f} s"
+                    yield task, _killed(Status.TIMEOUT, message, elapsed)
                 elif self.memory_limit_mib and now >= worker.next_memory_check:
                     worker.next_memory_check = now + MEMORY_POLL_S
                     rss = worker.rss_mib()
@@ -446,6 +514,11 @@ class WorkerPool:
             task = worker.inflight[0]
             try:
                 outcome = worker.results.recv()
+                if type(outcome) is tuple:  # ("ready", t): warmed up, the timed part starts
+                    worker.restart(outcome[1])
+                    if not worker.results.poll():
+                        return
+                    continue
             except (EOFError, OSError):
                 elapsed = time.perf_counter() - worker.started
                 worker.proc.join(1.0)
@@ -453,6 +526,8 @@ class WorkerPool:
                 self._replace(worker, pending)
                 yield task, _killed(Status.ERROR, message, elapsed)
                 return
+            if type(outcome.get("solution")) is bytes:  # see _compact
+                outcome["solution"] = tuple(outcome["solution"])
             worker.finished(outcome.pop("done_at", None))
             worker.learn(outcome)
             if len(worker.inflight) < 2:  # keep it busy while the caller handles the answer

@@ -101,7 +101,56 @@ class Counting(_Fake):
         return SolveResult(Status.SOLVED, answer.solution, 1, nodes=self.config["nodes"])
 
 
+class WatchesClock(_Fake):
+    """Searches until its ``time_limit`` runs out, then stops with its node count."""
+
+    name = "watches-clock"
+
+    def solve(self, encoded: Any, limit: int = 1, time_limit: float | None = None) -> SolveResult:
+        if _warmup(encoded):
+            return _pattern_answer(encoded)
+        deadline = time.perf_counter() + (time_limit if time_limit is not None else 3600)
+        nodes = 0
+        while time.perf_counter() < deadline:
+            nodes += 1
+        return SolveResult(Status.TIMEOUT, nodes=nodes, message="time limit reached")
+
+
+class AnswersLate(_Fake):
+    """Gives the right answer 0.05 s after its ``time_limit``, before the worker is killed."""
+
+    name = "answers-late"
+
+    def solve(self, encoded: Any, limit: int = 1, time_limit: float | None = None) -> SolveResult:
+        if not _warmup(encoded):
+            time.sleep((time_limit or 0.0) + 0.05)
+        return _pattern_answer(encoded)
+
+
+class SlowWarmup(_Fake):
+    """Takes 1 s over its untimed warm-up (a slow import, say), then solves at once."""
+
+    name = "slow-warmup"
+
+    def solve(self, encoded: Any, limit: int = 1, time_limit: float | None = None) -> SolveResult:
+        if _warmup(encoded):
+            time.sleep(1.0)
+        return _pattern_answer(encoded)
+
+
 FAKES: dict[str, type[Backend]] = {
     cls.name: cls
-    for cls in (SleepForever, Segfault, ExitNow, Raises, WrongGrid, ClaimsUnsat, Hog, Counting)
+    for cls in (
+        SleepForever,
+        Segfault,
+        ExitNow,
+        Raises,
+        WrongGrid,
+        ClaimsUnsat,
+        Hog,
+        Counting,
+        WatchesClock,
+        AnswersLate,
+        SlowWarmup,
+    )
 }

@@ -38,6 +38,38 @@ def test_sleeping_backend_is_killed_within_timeout(tmp_path: Path, fake_backends
     assert float(read_rows(result.csv_path)[1][0]["wall_s"]) < 1.5
 
 
+def test_backend_that_watches_the_clock_keeps_its_counters(
+    tmp_path: Path, fake_backends: dict
+) -> None:
+    """A backend that stops at its time limit gives a TIMEOUT row with its node count."""
+    result = runner.run(records(1), config(tmp_path, "watches-clock", timeout=0.3))
+    row = read_rows(result.csv_path)[1][0]
+    assert ("TIMEOUT", True) == (row["status"], int(row["nodes"]) > 0)
+
+
+def test_answer_after_the_timeout_is_timeout(tmp_path: Path, fake_backends: dict) -> None:
+    """A right answer that comes after the timeout, before the kill, does not count."""
+    result = runner.run(records(1), config(tmp_path, "answers-late", timeout=0.5))
+    row = read_rows(result.csv_path)[1][0]
+    assert ("TIMEOUT", "answered SOLVED after") == (row["status"], row["message"][:21])
+
+
+def test_grid_larger_than_a_backend_supports_is_unavailable(tmp_path: Path) -> None:
+    """naive on a 16x16 gets an UNAVAILABLE row naming the sizes, and mrv still runs."""
+    result = runner.run(records(1, box=4), config(tmp_path, "naive", "mrv"))
+    rows = {r["backend"]: (r["status"], r["message"]) for r in read_rows(result.csv_path)[1]}
+    assert {
+        "naive": ("UNAVAILABLE", "naive supports grids up to 9x9; this one is 16x16"),
+        "mrv": ("SOLVED", ""),
+    } == rows
+
+
+def test_warmup_does_not_count_against_the_timeout(tmp_path: Path, fake_backends: dict) -> None:
+    """A 1 s untimed warm-up does not use up a 0.5 s timeout."""
+    result = runner.run(records(2), config(tmp_path, "slow-warmup", timeout=0.5))
+    assert [("slow-warmup", "SOLVED")] * 2 == statuses(result.csv_path)
+
+
 @pytest.mark.parametrize("spec", ["segfault", "exit-now", "raises"])
 def test_dying_backend_is_error_and_run_goes_on(
     tmp_path: Path, fake_backends: dict, spec: str
