@@ -61,7 +61,7 @@ class Status(enum.StrEnum):
     WRONG = "WRONG"  # harness only: the independent checker refused the answer
     ERROR = "ERROR"  # harness only: the backend raised, or its worker died
     MEMOUT = "MEMOUT"  # harness only: the worker went over the memory limit
-    UNAVAILABLE = "UNAVAILABLE"  # harness only: the backend cannot run on this machine
+    UNAVAILABLE = "UNAVAILABLE"  # harness only: not installed here, or the grid is too large
 
 
 #: The statuses a backend itself may return.

@@ -8,13 +8,14 @@ Exit codes (``harness run``):
 2   bad input or usage: unreadable file, bad puzzle lines, unknown backend or option
 3   at least one WRONG answer (checker refused it, or another backend refuted it)
 4   a backend failed: ERROR (exception, dead worker) or MEMOUT
-130 interrupted (Ctrl-C); the rows measured so far are in the CSV: rerun with --resume
+130 interrupted by Ctrl-C (143 SIGTERM, 129 SIGHUP): rows kept, workers stopped; --resume
 ==  ==========================================================================
 """
 
 from __future__ import annotations
 
 import gc
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -37,6 +38,21 @@ EXIT_ERROR = 4
 EXIT_INTERRUPTED = 130
 
 RESULTS_DIR = Path("results")
+
+#: Signals that stop a run the way Ctrl-C does: workers killed, rows kept, exit 128 + signal.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+class Terminated(KeyboardInterrupt):
+    """A stop signal other than SIGINT, raised in the main thread so the run ends cleanly."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated(signum)
 
 
 class UserError(click.ClickException):
@@ -205,6 +221,7 @@ def run(
         datasets=list(dict.fromkeys(files)),
     )
     total = runner.total_steps(records, config)
+    previous = {signum: signal.signal(signum, _terminate) for signum in STOP_SIGNALS}
     try:
         with click.progressbar(
             length=total,
@@ -216,13 +233,16 @@ def run(
             result = runner.run(
                 records, config, progress=bar.update, background_imports=("harness.tables",)
             )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         click.echo(
             f"\ninterrupted; the rows so far are in {config.out}; "
             f"complete it with --resume --out {config.out}",
             err=True,
         )
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(128 + stop.signum if isinstance(stop, Terminated) else EXIT_INTERRUPTED)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     from harness import tables  # pandas loads only once the solving is done
 
     frame = tables.load(result.csv_path)

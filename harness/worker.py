@@ -56,6 +56,9 @@ WARMUP_TIMEOUT_S = 60.0
 #: How often the parent samples a busy worker's memory, seconds.
 MEMORY_POLL_S = 0.05
 PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+_PR_SET_PDEATHSIG = 1  # prctl option, <linux/prctl.h>
+#: File descriptors of the parent's ends of every open worker pipe (closed in each child).
+_parent_ends: set[int] = set()
 #: Seconds of solving the parent keeps queued at each worker (see the module docstring).
 QUEUE_AHEAD_S = 0.01
 #: Most tasks queued at one worker.
@@ -228,22 +231,41 @@ def _compact(solution: object) -> bytes | tuple[int, ...]:
     return tuple(map(operator.index, solution))  # type: ignore[call-overload]
 
 
-def _worker_main(tasks: Connection, results: Connection) -> None:
+def _die_with_parent(parent: int) -> None:
+    """Have Linux SIGKILL this worker when the parent dies, even by SIGKILL (which leaves
+    it no chance to stop its workers): an orphan would go on solving, or hang, unseen."""
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: the pipes' EOF must do
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def _worker_main(
+    tasks: Connection, results: Connection, parent: int, inherited: tuple[int, ...]
+) -> None:
     os.setsid()  # own process group, so the parent can kill everything it starts
+    _die_with_parent(parent)
+    for fd in inherited:  # the parent's pipe ends: with them open, no worker would see EOF
+        with contextlib.suppress(OSError):
+            os.close(fd)
     faulthandler.disable()  # a crash is reported by the parent, not as a traceback dump
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    for signum in (signal.SIGTERM, signal.SIGHUP):  # not the parent's handlers: just die
+        signal.signal(signum, signal.SIG_DFL)
     state = _WorkerState()
-    while True:
-        try:
+    try:
+        while True:
             batch = tasks.recv()
-        except (EOFError, OSError):
-            return
-        if batch is None:
-            return
-        for wire in batch:  # one answer per task, sent before the next task starts
-            if prepare(wire, state):  # the task's clock starts now, in the parent too
-                results.send(("ready", perf_counter()))
-            results.send(measure(wire, state))
+            if batch is None:
+                return
+            for wire in batch:  # one answer per task, sent before the next task starts
+                if prepare(wire, state):  # the task's clock starts now, in the parent too
+                    results.send(("ready", perf_counter()))
+                results.send(measure(wire, state))
+    except (EOFError, OSError):  # the parent has gone: nobody wants the answers
+        return
 
 
 # --------------------------------------------------------------------------- parent side
@@ -299,7 +321,9 @@ class _Worker:
         # one pipe each way: a one-way pipe is cheaper per message than a duplex socket
         child_tasks, self.tasks = ctx.Pipe(duplex=False)
         self.results, child_results = ctx.Pipe(duplex=False)
-        self.proc = ctx.Process(target=_worker_main, args=(child_tasks, child_results), daemon=True)
+        _parent_ends.update((self.tasks.fileno(), self.results.fileno()))
+        args = (child_tasks, child_results, os.getpid(), tuple(_parent_ends))
+        self.proc = ctx.Process(target=_worker_main, args=args, daemon=True)
         self.proc.start()
         child_tasks.close()
         child_results.close()
@@ -414,8 +438,10 @@ class _Worker:
             self.close_pipes()
 
     def close_pipes(self) -> None:
-        self.tasks.close()
-        self.results.close()
+        for end in (self.tasks, self.results):
+            if not end.closed:
+                _parent_ends.discard(end.fileno())
+                end.close()
 
 
 class WorkerPool:

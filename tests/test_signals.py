@@ -1,0 +1,74 @@
+"""Stopping a run from outside: the rows stay, and no worker outlives the harness."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.conftest import PROJECT, pattern_puzzle
+
+# Runs `harness run` in a child Python with the fake backends registered, on one 4x4 puzzle
+# per line of puzzles.txt; the CLI's own exit code is the process's.
+SCRIPT = """
+import sys
+import backends
+from tests.fake_backends import FAKES
+from harness.cli import main
+backends.REGISTRY.update(FAKES)
+main(sys.argv[1:])
+"""
+
+
+def start_run(tmp_path: Path, *specs: str) -> subprocess.Popen[str]:
+    """`harness run` of ``specs`` over three 4x4 pattern puzzles, in a child process."""
+    data = tmp_path / "puzzles.txt"
+    data.write_text("".join(pattern_puzzle(2, k).to_string() + "\n" for k in (1, 2, 3)))
+    command = [sys.executable, "-c", SCRIPT, "run", "-q", "--timeout", "60"]
+    command += [arg for spec in specs for arg in ("-b", spec)]
+    command += ["--out", str(tmp_path / "run.csv"), str(data)]
+    return subprocess.Popen(command, cwd=PROJECT, stderr=subprocess.PIPE, text=True)
+
+
+def workers_of(proc: subprocess.Popen[str], count: int) -> list[psutil.Process]:
+    """The run's worker processes, once ``count`` of them have started (10 s at most)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        children = psutil.Process(proc.pid).children(recursive=True)
+        if len(children) >= count:
+            return children
+        time.sleep(0.05)
+    pytest.fail(f"{count} worker(s) did not start")
+
+
+def alive(processes: list[psutil.Process]) -> list[int]:
+    """Which of ``processes`` are still running 3 s later, at most."""
+    _, still = psutil.wait_procs(processes, timeout=3)
+    return [p.pid for p in still]
+
+
+def test_sigterm_stops_the_run_keeps_rows_and_stops_workers(tmp_path: Path) -> None:
+    """SIGTERM: exit 143, the rows measured so far in the CSV, no worker left running."""
+    proc = start_run(tmp_path, "counting", "sleep-forever")
+    workers = workers_of(proc, 1)
+    time.sleep(1.0)  # the counting rows are written, sleep-forever is asleep
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=20)
+    rows = (tmp_path / "run.csv").read_text().splitlines()
+    assert (143, [], True) == (proc.returncode, alive(workers), len(rows) >= 2)
+    assert "complete it with --resume" in err
+
+
+def test_killed_harness_takes_its_workers_with_it(tmp_path: Path) -> None:
+    """SIGKILL, which the harness cannot catch: its worker dies too, and is not orphaned."""
+    proc = start_run(tmp_path, "sleep-forever")
+    workers = workers_of(proc, 1)
+    time.sleep(0.5)
+    proc.kill()
+    proc.communicate(timeout=20)
+    assert [] == alive(workers)
