@@ -18,8 +18,9 @@ import gc
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
@@ -39,6 +40,8 @@ EXIT_INTERRUPTED = 130
 
 RESULTS_DIR = Path("results")
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 #: Signals that stop a run the way Ctrl-C does: workers killed, rows kept, exit 128 + signal.
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
@@ -53,6 +56,33 @@ class Terminated(KeyboardInterrupt):
 
 def _terminate(signum: int, frame: object) -> None:
     raise Terminated(signum)
+
+
+# Options several commands share, each defined once.
+def out_option(help: str) -> Callable[[F], F]:
+    return click.option(
+        "--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help=help
+    )
+
+
+def timeout_option(default: float, help: str) -> Callable[[F], F]:
+    return click.option(
+        "--timeout",
+        type=click.FloatRange(min=0, min_open=True),
+        default=default,
+        show_default=True,
+        help=help,
+    )
+
+
+def jobs_option(help: str) -> Callable[[F], F]:
+    return click.option(
+        "-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help=help
+    )
+
+
+def quiet_option(help: str = "No progress bar.") -> Callable[[F], F]:
+    return click.option("-q", "--quiet", is_flag=True, help=help)
 
 
 class UserError(click.ClickException):
@@ -98,10 +128,13 @@ def load_records(
     return records, bad
 
 
+def file_stems(files: Sequence[str]) -> str:
+    """The input files' names without suffixes, joined by '+', for a default output name."""
+    return "+".join(Path(f).name.split(".")[0] or "stdin" for f in files)[:80] or "stdin"
+
+
 def default_out(files: Sequence[str]) -> Path:
-    stems = "+".join(Path(f).name.split(".")[0] or "stdin" for f in files)[:80]
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    return RESULTS_DIR / f"{stems or 'stdin'}-{stamp}.csv"
+    return RESULTS_DIR / f"{file_stems(files)}-{time.strftime('%Y%m%d-%H%M%S')}.csv"
 
 
 def exit_code_for(statuses: Sequence[str]) -> int:
@@ -124,12 +157,10 @@ def exit_code_for(statuses: Sequence[str]) -> int:
     show_default=True,
     help="Backend spec, repeatable: NAME or NAME:opt=value,... ; 'all' = every backend.",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=runner.DEFAULT_TIMEOUT_S,
-    show_default=True,
-    help="Seconds per solve, enforced by killing the worker.",
+@timeout_option(
+    runner.DEFAULT_TIMEOUT_S,
+    "Seconds per solve (encode + solve); a later answer is TIMEOUT, and a backend that does "
+    "not stop is killed 0.1 s + 10% (at most 0.5 s) after.",
 )
 @click.option(
     "--memory-limit",
@@ -145,20 +176,25 @@ def exit_code_for(statuses: Sequence[str]) -> int:
     show_default=True,
     help="1 = find one solution, 2 = also prove uniqueness.",
 )
-@click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option(
-    "-j",
-    "--jobs",
+    "--repeat",
     type=click.IntRange(min=1),
     default=1,
     show_default=True,
-    help="Worker processes in parallel (recorded: it changes timings).",
+    help="Timed solves per puzzle and backend, after one untimed warm-up when above 1.",
 )
+@jobs_option("Worker processes in parallel (recorded: it changes timings).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds the backend order.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None)
+@out_option("The CSV to write [default: results/<file stems>-<time>.csv].")
 @click.option("--resume", is_flag=True, help="Complete an interrupted run in --out.")
 @click.option("--skip-invalid", is_flag=True, help="Run the good lines, record the bad ones.")
-@click.option("--max-bad-lines", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option(
+    "--max-bad-lines",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="Bad lines to list before '... and K more'.",
+)
 @click.option(
     "--baseline",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -170,7 +206,7 @@ def exit_code_for(statuses: Sequence[str]) -> int:
     is_flag=True,
     help="Also print the table per difficulty tier (rates each puzzle with 'logic' first).",
 )
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@quiet_option()
 def run(
     files: tuple[str, ...],
     backends: tuple[str, ...],
@@ -321,12 +357,7 @@ def list_backends() -> None:
     is_flag=True,
     help="Compare answers and counters only (runs made on different machines).",
 )
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Also write the Markdown table here (for a pull-request comment).",
-)
+@out_option("Also write the Markdown table here (for a pull-request comment).")
 def check(
     baseline: Path,
     new: Path,
@@ -431,21 +462,9 @@ def check(
     show_default=True,
     help="Hill-climbing moves per puzzle with --adversarial.",
 )
-@click.option(
-    "-j",
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Worker processes; the output does not depend on it.",
-)
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write here instead of stdout.",
-)
-@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+@jobs_option("Worker processes; the output does not depend on it.")
+@out_option("Write here instead of stdout.")
+@quiet_option("No progress on stderr.")
 def generate(
     size: str,
     count: int,
@@ -492,13 +511,7 @@ def generate(
 
 @main.command("explain")
 @click.argument("puzzle")
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=60.0,
-    show_default=True,
-    help="Seconds before the solver gives up.",
-)
+@timeout_option(60.0, "Seconds before the solver gives up.")
 def explain(puzzle: str, timeout: float) -> None:
     """Solve PUZZLE step by step, one line per deduction, guess or backtrack, then rate it.
 
@@ -515,21 +528,10 @@ def explain(puzzle: str, timeout: float) -> None:
 
 @main.command("rate")
 @click.argument("files", nargs=-1, required=True)
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="CSV to write [default: results/<stem>-rating.csv].",
-)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=60.0,
-    show_default=True,
-    help="Seconds per puzzle; a puzzle not rated in time is 'unrated'.",
-)
+@out_option("CSV to write [default: results/<file stems>-rating.csv].")
+@timeout_option(60.0, "Seconds per puzzle; a puzzle not rated in time is 'unrated'.")
 @click.option("--skip-invalid", is_flag=True, help="Rate the good lines, skip the bad ones.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@quiet_option()
 def rate(
     files: tuple[str, ...], out: Path | None, timeout: float, skip_invalid: bool, quiet: bool
 ) -> None:
@@ -537,8 +539,7 @@ def rate(
     from harness import rating
 
     records, _bad = load_records(files, skip_invalid, 20)
-    stems = "+".join(Path(f).name.split(".")[0] or "stdin" for f in files)[:80]
-    path = out or RESULTS_DIR / f"{stems}-rating.csv"
+    path = out or RESULTS_DIR / f"{file_stems(files)}-rating.csv"
     with click.progressbar(
         length=len(records), label="rating", file=sys.stderr, show_pos=True, hidden=quiet
     ) as bar:
