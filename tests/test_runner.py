@@ -165,6 +165,23 @@ def test_pool_replaces_killed_worker(fake_backends: dict) -> None:
     assert [Status.TIMEOUT, Status.SOLVED] == outcomes
 
 
+def test_pool_under_mixed_failures_answers_every_task_once(fake_backends: dict) -> None:
+    """Two workers, queued short tasks among hangs, crashes and exits: one outcome each."""
+    puzzle = pattern_puzzle(2, 2)
+    kinds = ["counting"] * 6 + ["sleep-forever", "segfault", "exit-now", "raises"]
+    tasks = [Task(kind, puzzle, timeout=0.3, tag=(i, kind)) for i, kind in enumerate(kinds * 3)]
+    with WorkerPool(2) as pool:
+        outcomes = sorted((task.tag, out["status"]) for task, out in pool.run(tasks))
+    expected = {
+        "counting": "SOLVED",
+        "sleep-forever": "TIMEOUT",
+        "segfault": "ERROR",
+        "exit-now": "ERROR",
+        "raises": "ERROR",
+    }
+    assert [((i, k), expected[k]) for i, k in enumerate(kinds * 3)] == outcomes
+
+
 def test_metadata_fields(tmp_path: Path, fake_backends: dict) -> None:
     """The metadata JSON holds every provenance field the issue lists."""
     import json
