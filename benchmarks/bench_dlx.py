@@ -20,99 +20,59 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from common import (
+    DEFAULT_DATASET,
+    PROJECT,
+    load_puzzles,
+    print_table,
+    run_interleaved,
+    warm_up,
+)
+
 from backends import make_backend
-from backends.base import Backend
 from backends.puzzle import Puzzle
-from harness.checker import check_solution
 from harness.readers import read_puzzles
 
-PROJECT = Path(__file__).resolve().parents[1]
-DEFAULT_DATASET = PROJECT.parent / "shared" / "datasets" / "norvig-top95.txt"
 SIZES = PROJECT / "datasets" / "sizes.txt"
+COLUMNS = [
+    ("backend", "<12"),
+    ("nodes", ">11,"),
+    ("guesses", ">10,"),
+    ("updates", ">12"),
+    ("enc med", ">9.3f"),
+    ("med ms", ">9.3f"),
+    ("max ms", ">10.3f"),
+    ("sum ms", ">11.1f"),
+]
 
 
-@dataclass
-class Tally:
-    """One backend's figures on one group of puzzles."""
-
-    nodes: int = 0
-    guesses: int = 0
-    updates: int | None = None
-    encode_ms: list[list[float]] = field(default_factory=list)  # per puzzle, per run
-    total_ms: list[list[float]] = field(default_factory=list)
-
-    def medians(self, runs: list[list[float]]) -> list[float]:
-        return [statistics.median(times) for times in runs]
-
-
-def run_once(backend: Backend, puzzle: Puzzle) -> tuple[float, float, int, int, int | None]:
-    """(encode ms, encode + solve ms, nodes, guesses, updates) for one checked solve."""
-    start = time.perf_counter()
-    encoded = backend.encode(puzzle)
-    encoded_at = time.perf_counter()
-    result = backend.solve(encoded)
-    end = time.perf_counter()
-    problem = check_solution(puzzle.cells, result.solution)
-    if problem:
-        raise SystemExit(f"{backend.spec} gave a wrong answer for {puzzle}: {problem}")
-    updates = result.native.get("updates")
-    return (
-        (encoded_at - start) * 1e3,
-        (end - start) * 1e3,
-        result.nodes or 0,
-        result.guesses or 0,
-        None if updates is None else int(updates),
-    )
-
-
-def measure(specs: list[str], puzzles: list[Puzzle], repeats: int) -> dict[str, Tally]:
-    """Every backend on every puzzle, ``repeats`` times, interleaved puzzle by puzzle."""
+def report(title: str, specs: list[str], puzzles: list[Puzzle], repeats: int) -> None:
+    """Every backend on every puzzle of one group, ``repeats`` times: the table and ratios."""
     backends = {spec: make_backend(spec) for spec in specs}
-    tallies = {spec: Tally() for spec in specs}
-    for backend in backends.values():  # warm caches and tables, untimed
-        for box in sorted({p.box for p in puzzles}):
-            warm = next(p for p in puzzles if p.box == box)
-            backend.solve(backend.encode(warm))
-    for puzzle in puzzles:
-        for spec, backend in backends.items():
-            tally = tallies[spec]
-            encodes: list[float] = []
-            totals: list[float] = []
-            for _ in range(repeats):
-                encode_ms, total_ms, nodes, guesses, updates = run_once(backend, puzzle)
-                encodes.append(encode_ms)
-                totals.append(total_ms)
-            tally.nodes += nodes
-            tally.guesses += guesses
-            if updates is not None:
-                tally.updates = (tally.updates or 0) + updates
-            tally.encode_ms.append(encodes)
-            tally.total_ms.append(totals)
-    return tallies
-
-
-def report(title: str, tallies: dict[str, Tally], count: int) -> None:
-    print(f"\n{title} ({count} puzzles)")
-    print(
-        f"{'backend':<12}{'nodes':>11}{'guesses':>10}{'updates':>12}"
-        f"{'enc med':>9}{'med ms':>9}{'max ms':>10}{'sum ms':>11}"
-    )
-    sums: dict[str, float] = {}
-    for spec, tally in tallies.items():
-        totals = tally.medians(tally.total_ms)
-        sums[spec] = sum(totals)
-        updates = "-" if tally.updates is None else f"{tally.updates:,}"
-        print(
-            f"{spec:<12}{tally.nodes:>11,}{tally.guesses:>10,}{updates:>12}"
-            f"{statistics.median(tally.medians(tally.encode_ms)):>9.3f}"
-            f"{statistics.median(totals):>9.3f}{max(totals):>10.3f}{sums[spec]:>11.1f}"
+    warm_up(backends.values(), puzzles)
+    figures = run_interleaved(backends, puzzles, repeats)
+    print(f"\n{title} ({len(puzzles)} puzzles)")
+    rows = []
+    for spec, f in figures.items():
+        updates = [r.native["updates"] for r in f.results if "updates" in r.native]
+        rows.append(
+            (
+                spec,
+                f.total("nodes"),
+                f.total("guesses"),
+                f"{sum(updates):,}" if updates else "-",
+                statistics.median(f.encode_ms),
+                statistics.median(f.total_ms),
+                max(f.total_ms),
+                sum(f.total_ms),
+            )
         )
+    print_table(COLUMNS, rows, sep="")
+    sums = {spec: sum(f.total_ms) for spec, f in figures.items()}
     base = sums.get("dlx")
     for spec, total in sums.items():
         if base and spec != "dlx":
@@ -131,24 +91,16 @@ def main(argv: list[str] | None = None) -> int:
         help="backends to run beside dlx (default: mrv; none: --compare with no value)",
     )
     args = parser.parse_args(argv)
-    if not args.dataset.is_file():
-        print(
-            f"dataset {args.dataset} not found: this benchmark needs the public puzzle sets "
-            "in /work/shared/datasets (or pass --dataset PATH)",
-            file=sys.stderr,
-        )
-        return 2
     repeats = max(1, args.repeats)
     specs = ["dlx", *args.compare]
-    lines = [line.strip() for line in args.dataset.read_text().splitlines() if line.strip()]
-    groups = [(args.dataset.name, [Puzzle.parse(line) for line in lines])]
+    groups = [(args.dataset.name, load_puzzles(args.dataset))]
     sized = [record.puzzle for record in read_puzzles(str(SIZES)).records]
     for n in (16, 25):
         groups.append((f"{SIZES.name}, {n}x{n}", [p for p in sized if p.n == n]))
     print(f"backends {', '.join(specs)}; wall ms per puzzle, median of {repeats} run(s)")
     for title, puzzles in groups:
         if puzzles:
-            report(title, measure(specs, puzzles, repeats), len(puzzles))
+            report(title, specs, puzzles, repeats)
     return 0
 
 

@@ -29,12 +29,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from common import DEFAULT_DATASET, check_answer, load_puzzles
+
 from backends.mrv import MrvBackend
 from backends.puzzle import Puzzle
-from harness.checker import check_solution
-
-DEFAULT_DATASET = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "norvig-top95.txt"
-
 
 # --- the reference: seed 000's search as its write-up describes it, on Python sets ---------
 
@@ -95,9 +93,7 @@ def run_mrv(puzzles: list[Puzzle]) -> Iterator[tuple[int, float]]:
         start = time.process_time()
         result = backend.solve(backend.encode(puzzle))
         cpu = time.process_time() - start
-        problem = check_solution(puzzle.cells, result.solution)
-        if problem:
-            raise SystemExit(f"mrv gave a wrong answer for {puzzle}: {problem}")
+        check_answer("mrv", puzzle, result.solution)
         assert result.nodes is not None
         yield result.nodes, cpu
 
@@ -108,9 +104,7 @@ def run_reference(puzzles: list[Puzzle]) -> Iterator[tuple[int, float]]:
         start = time.process_time()
         solution, calls = reference_solve(list(puzzle.cells), puzzle.box)
         cpu = time.process_time() - start
-        problem = check_solution(puzzle.cells, solution)
-        if problem:
-            raise SystemExit(f"the reference gave a wrong answer for {puzzle}: {problem}")
+        check_answer("the reference", puzzle, solution)
         yield calls, cpu
 
 
@@ -126,15 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         help="run the slow reference on the first K puzzles only (default: all)",
     )
     args = parser.parse_args(argv)
-    if not args.dataset.is_file():
-        print(
-            f"dataset {args.dataset} not found: this benchmark needs the public puzzle sets "
-            "in /work/shared/datasets (or pass --dataset PATH)",
-            file=sys.stderr,
-        )
-        return 2
-    lines = [line.strip() for line in args.dataset.read_text().splitlines() if line.strip()]
-    puzzles = [Puzzle.parse(line) for line in lines]
+    puzzles = load_puzzles(args.dataset)
     k = len(puzzles) if args.reference_limit is None else min(args.reference_limit, len(puzzles))
 
     mrv_all: list[float] = []

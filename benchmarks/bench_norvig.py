@@ -30,14 +30,13 @@ import sys
 import time
 from pathlib import Path
 
-PROJECT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(PROJECT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from backends.norvig import NorvigBackend  # noqa: E402
-from backends.puzzle import Puzzle  # noqa: E402
-from harness.checker import check_solution  # noqa: E402
+from common import DEFAULT_DATASET, check_answer, dataset_lines, format_row, print_table
 
-DEFAULT_DATASET = PROJECT.parent / "shared" / "datasets" / "norvig-top95.txt"
+from backends.norvig import NorvigBackend
+from backends.puzzle import Puzzle
+
 #: Norvig's sudoku.py on top95, CPU seconds on this machine (the issue's figure).
 NORVIG_SUDOKU_PY_S = 0.86
 SPECS = {
@@ -46,6 +45,14 @@ SPECS = {
     "norvig:locked=root": {"locked": "root"},
     "norvig:pairs=true,locked=root": {"pairs": "true", "locked": "root"},
 }
+COLUMNS = [
+    ("configuration", "<32"),
+    ("nodes", ">7,"),
+    ("cpu s", ">8.4f"),
+    ("min s", ">8.4f"),
+    ("x vs 0.86 s", ">11.2f"),
+    ("x vs ref", ">9.2f"),
+]
 
 
 # --- the reference: Norvig's essay's algorithm, written from its description ---------------
@@ -137,9 +144,7 @@ def time_backend(spec: str, puzzles: list[Puzzle]) -> tuple[int, float]:
     results = [backend.solve(backend.encode(p)) for p in puzzles]
     cpu = time.process_time() - start
     for puzzle, result in zip(puzzles, results, strict=True):
-        problem = check_solution(puzzle.cells, result.solution)
-        if problem:
-            raise SystemExit(f"{spec} gave a wrong answer for {puzzle}: {problem}")
+        check_answer(spec, puzzle, result.solution)
         nodes += result.nodes or 0
     return nodes, cpu
 
@@ -151,9 +156,7 @@ def time_reference(lines: list[str], puzzles: list[Puzzle]) -> tuple[int, float]
     answers = [solver.solve(line) for line in lines]
     cpu = time.process_time() - start
     for puzzle, answer in zip(puzzles, answers, strict=True):
-        problem = check_solution(puzzle.cells, answer)
-        if problem:
-            raise SystemExit(f"the reference gave a wrong answer for {puzzle}: {problem}")
+        check_answer("the reference", puzzle, answer)
     return solver.calls, cpu
 
 
@@ -162,11 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET, help="puzzle file")
     parser.add_argument("--repeats", type=int, default=7, help="runs of each (medians shown)")
     args = parser.parse_args(argv)
-    if not args.dataset.is_file():
-        print(f"dataset {args.dataset} is absent (needs /work/shared/datasets); nothing to do")
-        return 2
-    lines = [line.strip() for line in args.dataset.read_text().split() if line.strip()]
-    lines = [line.replace("0", ".") for line in lines]
+    lines = [line.replace("0", ".") for line in dataset_lines(args.dataset)]
     puzzles = [Puzzle.parse(line) for line in lines]
     names = [*SPECS, "reference"]
     cpus: dict[str, list[float]] = {name: [] for name in names}
@@ -183,27 +182,31 @@ def main(argv: list[str] | None = None) -> int:
                 nodes[name], cpu = time_backend(name, puzzles)
             cpus[name].append(cpu)
 
-    reference = statistics.median(cpus["reference"])
+    median = {name: statistics.median(times) for name, times in cpus.items()}
+    reference = median["reference"]
     print(
         f"{args.dataset.name}: {len(puzzles)} puzzles, limit 1, encode + solve, "
         f"CPU seconds (process_time), median of {repeats} interleaved runs"
     )
-    header = (
-        f"{'configuration':<32} {'nodes':>7} {'cpu s':>8} {'min s':>8} "
-        f"{'x vs 0.86 s':>11} {'x vs ref':>9}"
+    print_table(
+        COLUMNS,
+        [
+            (
+                "reference (essay reimplemented)" if name == "reference" else name,
+                nodes[name],
+                median[name],
+                min(cpus[name]),
+                NORVIG_SUDOKU_PY_S / median[name],
+                reference / median[name],
+            )
+            for name in names
+        ],
+        rule=True,
     )
-    print(header)
-    print("-" * len(header))
-    for name in names:
-        cpu = statistics.median(cpus[name])
-        label = "reference (essay reimplemented)" if name == "reference" else name
-        print(
-            f"{label:<32} {nodes[name]:>7,} {cpu:>8.4f} {min(cpus[name]):>8.4f} "
-            f"{NORVIG_SUDOKU_PY_S / cpu:>11.2f} {reference / cpu:>9.2f}"
-        )
-    print(f"{'Norvig sudoku.py (issue figure)':<32} {6222:>7,} {NORVIG_SUDOKU_PY_S:>8.4f}")
-    fastest = min(SPECS, key=lambda name: statistics.median(cpus[name]))
-    best = statistics.median(cpus[fastest])
+    issue = ("Norvig sudoku.py (issue figure)", 6222, NORVIG_SUDOKU_PY_S)
+    print(format_row(COLUMNS[:3], issue))
+    fastest = min(SPECS, key=median.__getitem__)
+    best = median[fastest]
     print(
         f"\nfastest: {fastest}: {NORVIG_SUDOKU_PY_S / best:.1f}x faster than sudoku.py's "
         f"0.86 s (target 10x = {NORVIG_SUDOKU_PY_S / 10:.3f} s), "

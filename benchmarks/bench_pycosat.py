@@ -19,20 +19,33 @@ import random
 import statistics
 import sys
 from pathlib import Path
-from time import perf_counter
 
-PROJECT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(PROJECT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from backends import cnf  # noqa: E402
-from backends.base import Status  # noqa: E402
-from backends.puzzle import Puzzle  # noqa: E402
-from backends.pycosat_backend import PycosatBackend  # noqa: E402
+from common import (
+    DATASETS,
+    TIMING_COLUMNS,
+    Figures,
+    load_puzzles,
+    print_table,
+    require_available,
+    run_interleaved,
+    timing_cells,
+)
 
-DATASETS = PROJECT.parent / "shared" / "datasets"
+from backends import cnf
+from backends.puzzle import Puzzle
+from backends.pycosat_backend import PycosatBackend
+
 COMBOS: list[tuple[str, bool]] = [(e, r) for e in cnf.ENCODINGS for r in (False, True)]
-
 Combo = tuple[str, bool]
+COLUMNS = [
+    ("encoding", "<10"),
+    ("reduce", "<6"),
+    ("vars", ">6.0f"),
+    ("clauses", ">8.0f"),
+    *TIMING_COLUMNS,
+]
 
 
 def big_puzzle(box: int, blank: float, seed: int) -> Puzzle:
@@ -48,59 +61,28 @@ def big_puzzle(box: int, blank: float, seed: int) -> Puzzle:
     return Puzzle.from_digits(tuple(cells))
 
 
-def measure(backend: PycosatBackend, puzzle: Puzzle, limit: int) -> tuple[float, float, dict]:
-    """One run: (encode ms, solve ms, native)."""
-    t0 = perf_counter()
-    encoded = backend.encode(puzzle)
-    t1 = perf_counter()
-    result = backend.solve(encoded, limit=limit)
-    t2 = perf_counter()
-    if result.status is not Status.SOLVED:
-        raise SystemExit(f"{backend.spec} did not solve {puzzle}: {result.status}")
-    return (t1 - t0) * 1000, (t2 - t1) * 1000, dict(result.native)
-
-
-def run_side_by_side(
-    puzzles: list[Puzzle], repeats: int, limit: int
-) -> dict[Combo, dict[str, list[float]]]:
+def run_side_by_side(puzzles: list[Puzzle], repeats: int, limit: int) -> dict[Combo, Figures]:
     """Per combination, per-puzzle medians of encode/solve ms and the CNF sizes."""
     backends = {c: PycosatBackend(encoding=c[0], reduce=c[1]) for c in COMBOS}
-    stats: dict[Combo, dict[str, list[float]]] = {
-        c: {"encode": [], "solve": [], "variables": [], "clauses": []} for c in COMBOS
-    }
-    for i, puzzle in enumerate(puzzles):
-        order = COMBOS[i % len(COMBOS) :] + COMBOS[: i % len(COMBOS)]
-        runs: dict[Combo, list[tuple[float, float, dict]]] = {c: [] for c in COMBOS}
-        for _ in range(repeats):
-            for combo in order:
-                runs[combo].append(measure(backends[combo], puzzle, limit))
-        for combo, done in runs.items():
-            stats[combo]["encode"].append(statistics.median(r[0] for r in done))
-            stats[combo]["solve"].append(statistics.median(r[1] for r in done))
-            stats[combo]["variables"].append(done[0][2]["variables"])
-            stats[combo]["clauses"].append(done[0][2]["clauses"])
-    return stats
+    return run_interleaved(backends, puzzles, repeats, limit)
 
 
-def print_table(title: str, stats: dict[Combo, dict[str, list[float]]]) -> None:
+def print_figures(title: str, figures: dict[Combo, Figures]) -> None:
     print(f"\n{title}")
-    print(
-        f"{'encoding':<10} {'reduce':<6} {'vars':>6} {'clauses':>8} {'enc med':>8} "
-        f"{'enc max':>8} {'sol med':>8} {'sol max':>8} {'tot med':>8} {'x best':>6}"
+    timings = timing_cells(figures)
+    print_table(
+        COLUMNS,
+        [
+            (
+                encoding,
+                str(reduce).lower(),
+                statistics.median(f.native("variables")),
+                statistics.median(f.native("clauses")),
+                *timings[(encoding, reduce)],
+            )
+            for (encoding, reduce), f in figures.items()
+        ],
     )
-    totals = {
-        c: statistics.median(e + s for e, s in zip(v["encode"], v["solve"], strict=True))
-        for c, v in stats.items()
-    }
-    best = min(totals.values())
-    for (encoding, reduce), v in stats.items():
-        print(
-            f"{encoding:<10} {str(reduce).lower():<6} "
-            f"{statistics.median(v['variables']):>6.0f} {statistics.median(v['clauses']):>8.0f} "
-            f"{statistics.median(v['encode']):>8.2f} {max(v['encode']):>8.2f} "
-            f"{statistics.median(v['solve']):>8.2f} {max(v['solve']):>8.2f} "
-            f"{totals[(encoding, reduce)]:>8.2f} {totals[(encoding, reduce)] / best:>6.2f}"
-        )
 
 
 def main() -> int:
@@ -111,10 +93,7 @@ def main() -> int:
     parser.add_argument("--blank", type=float, default=0.6, help="share of 25x25 cells emptied")
     parser.add_argument("--seed", type=int, default=1, help="seed of the 25x25 puzzle")
     args = parser.parse_args()
-    reason = PycosatBackend.available()
-    if reason:
-        print(f"pycosat backend unavailable: {reason}")
-        return 1
+    require_available(PycosatBackend)
 
     print("Empty-grid CNF sizes (variables / clauses), unreduced:")
     for box in (2, 3, 4, 5):
@@ -129,15 +108,15 @@ def main() -> int:
         if not path.exists():
             print(f"\n{path} is absent; skipped")
             continue
-        puzzles = [Puzzle.parse(line) for line in path.read_text().split()]
-        stats = run_side_by_side(puzzles, args.repeats, args.limit)
-        print_table(f"{name} ({len(puzzles)} puzzles)", stats)
+        puzzles = load_puzzles(path)
+        figures = run_side_by_side(puzzles, args.repeats, args.limit)
+        print_figures(f"{name} ({len(puzzles)} puzzles)", figures)
 
     big = big_puzzle(5, args.blank, args.seed)
     print(f"\n25x25 puzzle, {big.givens} givens (seed {args.seed}), {args.big_repeats} runs each:")
     print(big.to_string())
-    stats = run_side_by_side([big] * args.big_repeats, 1, args.limit)
-    print_table("25x25, one puzzle (medians and max over runs)", stats)
+    figures = run_side_by_side([big] * args.big_repeats, 1, args.limit)
+    print_figures("25x25, one puzzle (medians and max over runs)", figures)
     return 0
 
 

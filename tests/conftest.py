@@ -9,9 +9,9 @@ import pytest
 import backends
 from backends.puzzle import Puzzle
 from tests.fake_backends import FAKES
+from tests.puzzles import SHARED_DATASETS
 
 PROJECT = Path(__file__).resolve().parents[1]
-SHARED_DATASETS = PROJECT.parent / "shared" / "datasets"
 
 
 @pytest.fixture

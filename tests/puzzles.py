@@ -1,18 +1,51 @@
-"""Puzzle builders and an independent answer check shared by the backend test files."""
+"""Known puzzles, builders, the public sets and an independent answer check for the tests."""
 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
+import pytest
+
+from backends.base import Backend, SolveResult, Status
 from backends.puzzle import Puzzle
+from backends.search import Outcome
+
+#: The public puzzle collections, kept beside the project and never copied into it.
+SHARED_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+# Norvig's top95, puzzle 1.
+TOP95_FIRST = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+# Norvig's hardest, puzzle 1.
+HARDEST_FIRST = "85...24..72......9..4.........1.7..23.5...9...4...........8..7..17..........36.4."
+# Norvig's easy50, puzzle 1 (Project Euler 96, grid 01): naked and hidden singles solve it.
+EASY_FIRST = "003020600900305001001806400008102900700000008006708200002609500800203009005010300"
+#: UNSAT that needs search: Norvig's first "hardest" puzzle (unique) with r1c3 set to 1, a
+#: digit no peer holds but the unique solution does not have there.
+WRONG_GIVEN = HARDEST_FIRST[:2] + "1" + HARDEST_FIRST[3:]
+# Row 1 holds 1-7; 8 sits in the columns of both its empty cells, so 8 has no place there.
+NO_PLACE_FOR_8 = "1234567.." + "." * 18 + ".......8." + "." * 18 + "........8" + "." * 18
+
+
+def public_set(name: str) -> list[Puzzle]:
+    """The puzzles of a public dataset file, or a skip when the public datasets are absent."""
+    path = SHARED_DATASETS / name
+    if not path.is_file():
+        pytest.skip(f"public dataset {path} is absent (needs {SHARED_DATASETS})")
+    return [Puzzle.parse(line) for line in path.read_text().split()]
+
+
+def plain_grid(box: int) -> list[int]:
+    """A valid solved grid from the box-shift formula, digits in their natural order."""
+    n = box * box
+    return [(box * (r % box) + r // box + c) % n + 1 for r in range(n) for c in range(n)]
 
 
 def formula_grid(box: int, seed: int = 0) -> list[int]:
     """A valid solved grid: the box-shift pattern, its digits shuffled."""
-    n = box * box
-    digits = list(range(1, n + 1))
+    digits = list(range(1, box * box + 1))
     random.Random(seed).shuffle(digits)
-    return [digits[(box * (r % box) + r // box + c) % n] for r in range(n) for c in range(n)]
+    return [digits[d - 1] for d in plain_grid(box)]
 
 
 def with_blanks(grid: list[int], share: float, seed: int = 0) -> Puzzle:
@@ -38,6 +71,16 @@ def solves(puzzle: Puzzle, grid: tuple[int, ...] | None) -> bool:
     ]
     kept = all(g == d for g, d in zip(grid, puzzle.cells, strict=True) if d)
     return kept and all(set(group) == want for group in rows + cols + boxes)
+
+
+def run(backend: Backend, puzzle: Puzzle, limit: int = 1) -> SolveResult:
+    """Encode then solve."""
+    return backend.solve(backend.encode(puzzle), limit=limit)
+
+
+def effort(result: SolveResult | Outcome) -> tuple[Status, int | None, int | None, int | None]:
+    """The status and search counters of a result or a search outcome, to compare at once."""
+    return result.status, result.nodes, result.guesses, result.backtracks
 
 
 def no_digit_left(box: int) -> Puzzle:

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import random
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
@@ -28,14 +28,12 @@ from backends.base import SolveResult, Status
 from backends.errors import BackendOptionError
 from backends.puzzle import Puzzle
 from backends.search import ROOT, check_state, tables
+from tests.puzzles import TOP95_FIRST, effort, plain_grid, public_set, solves
 
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 UNIT9 = tuple(range(9))
 T9 = tables(3)
 #: Consistent givens, no solution; root propagation alone cannot refute it (checked with a
 #: SAT solver when it was made from a formula grid with one wrong given added).
-# Norvig's top95, puzzle 1.
-TOP95_FIRST = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 UNSAT_BY_SEARCH = (
     "12...6.....6........912.......56.8.15...91..4.9.7.4.6.34.6...........3.591..45..."
 )
@@ -47,45 +45,14 @@ def cands(*cells: str, box: int = 3) -> list[int]:
     return [t.open_value(c, sum(1 << (int(d) - 1) for d in cell)) for c, cell in enumerate(cells)]
 
 
-def formula_grid(box: int) -> list[int]:
-    """A valid solved grid of box side ``box``, from the shifted-rows formula."""
-    n = box * box
-    return [(r * box + r // box + c) % n + 1 for r in range(n) for c in range(n)]
-
-
 def blanked(box: int, fraction: float, seed: int = 1) -> Puzzle:
     """The formula grid with ``fraction`` of its cells emptied at random (seeded)."""
-    grid = formula_grid(box)
+    grid = plain_grid(box)
     cells = list(range(len(grid)))
     random.Random(seed).shuffle(cells)
     for cell in cells[: int(fraction * len(grid))]:
         grid[cell] = 0
     return Puzzle.from_digits(tuple(grid))
-
-
-def is_solution(givens: tuple[int, ...], answer: tuple[int, ...] | None) -> bool:
-    """Independent check: keeps the givens; every row, column and box holds 1..n once."""
-    if answer is None or len(answer) != len(givens):
-        return False
-    n = round(len(givens) ** 0.5)
-    box = round(n**0.5)
-    if any(g and g != a for g, a in zip(givens, answer, strict=True)):
-        return False
-    rows = [answer[r * n : (r + 1) * n] for r in range(n)]
-    cols = [answer[c::n] for c in range(n)]
-    boxes = [
-        [rows[br + i][bc + j] for i in range(box) for j in range(box)]
-        for br in range(0, n, box)
-        for bc in range(0, n, box)
-    ]
-    return all(sorted(group) == list(range(1, n + 1)) for group in rows + cols + boxes)
-
-
-def dataset(name: str) -> list[Puzzle]:
-    path = DATASETS / f"norvig-{name}.txt"
-    if not path.exists():
-        pytest.skip(f"public dataset {path} is absent")
-    return [Puzzle.parse(line) for line in path.read_text().split()]
 
 
 def solve(puzzle: Puzzle, spec: str = "ac3", **kwargs: object) -> SolveResult:
@@ -107,44 +74,30 @@ def totals(puzzles: list[Puzzle], spec: str) -> tuple[int, int, int]:
 # --- the four rules on crafted units ------------------------------------------------------
 
 
-def test_naked_single_removes_the_digit_from_the_rest_of_the_unit() -> None:
-    """Singles 5 and 2 leave the other cells of the unit."""
-    cand = cands("5", "157", "59", "134", "1234", "46789", "789", "6789", "2")
-    changed = naked_single(cand, UNIT9, T9)
-    assert cands("5", "17", "9", "134", "134", "46789", "789", "6789", "2") == cand
-    assert [1, 2, 4] == changed
-
-
-def test_hidden_single_keeps_only_the_digit_with_one_place() -> None:
-    """Digit 9 fits only cell 6, which loses its 7 and 8."""
-    cand = cands("12", "123", "23", "145", "456", "1456", "789", "78", "78")
-    changed = hidden_single(cand, UNIT9, T9)
-    assert cands("12", "123", "23", "145", "456", "1456", "9", "78", "78") == cand
-    assert [6] == changed
-
-
-def test_naked_double_removes_the_pair_from_the_rest_of_the_unit() -> None:
-    """Pairs {1,2} (cells 0,1) and {7,8} (cells 6,7) leave cells 2, 3 and 8."""
-    cand = cands("12", "12", "123", "1245", "345", "6", "78", "78", "789")
-    changed = naked_double(cand, UNIT9, T9)
-    assert cands("12", "12", "3", "45", "345", "6", "78", "78", "9") == cand
-    assert [2, 3, 8] == changed
-
-
-def test_hidden_double_keeps_only_the_pair_in_its_two_cells() -> None:
-    """Digits 1 and 2 fit only cells 0 and 1, which lose 3, 4 and 5."""
-    cand = cands("1234", "1235", "345", "345", "456", "4567", "5678", "6789", "6789")
-    changed = hidden_double(cand, UNIT9, T9)
-    assert cands("12", "12", "345", "345", "456", "4567", "5678", "6789", "6789") == cand
-    assert [0, 1] == changed
-
-
-def test_hidden_double_ignores_a_digit_without_a_partner() -> None:
-    """Digit 9 alone in cells 7 and 8 (8 is in three cells) changes nothing."""
-    cand = cands("123", "123", "123", "456", "456", "456", "78", "789", "789")
-    before = list(cand)
-    assert [] == hidden_double(cand, UNIT9, T9)
-    assert before == cand
+@pytest.mark.parametrize(
+    ("rule", "unit", "changed"),
+    # A unit's nine cells by their candidates; "157>17" is a cell the rule takes from 157 to 17.
+    [
+        # Singles 5 and 2 leave the other cells of the unit.
+        (naked_single, "5 157>17 59>9 134 1234>134 46789 789 6789 2", [1, 2, 4]),
+        # Digit 9 fits only cell 6, which loses its 7 and 8.
+        (hidden_single, "12 123 23 145 456 1456 789>9 78 78", [6]),
+        # Pairs {1,2} (cells 0,1) and {7,8} (cells 6,7) leave cells 2, 3 and 8.
+        (naked_double, "12 12 123>3 1245>45 345 6 78 78 789>9", [2, 3, 8]),
+        # Digits 1 and 2 fit only cells 0 and 1, which lose 3, 4 and 5.
+        (hidden_double, "1234>12 1235>12 345 345 456 4567 5678 6789 6789", [0, 1]),
+        # Digit 9 alone in cells 7 and 8 (8 is in three cells) changes nothing.
+        (hidden_double, "123 123 123 456 456 456 78 789 789", []),
+    ],
+    ids=["naked_single", "hidden_single", "naked_double", "hidden_double", "hidden_double-alone"],
+)
+def test_each_rule_prunes_its_unit(
+    rule: Callable[..., list[int] | None], unit: str, changed: list[int]
+) -> None:
+    """The rule takes each cell written before>after to after, and returns the cells it changed."""
+    cand = cands(*(cell.split(">")[0] for cell in unit.split()))
+    assert changed == rule(cand, UNIT9, T9)
+    assert cands(*(cell.split(">")[-1] for cell in unit.split())) == cand
 
 
 def test_revise_runs_hidden_double_only_when_the_other_rules_changed_nothing() -> None:
@@ -191,7 +144,7 @@ def test_select_most_takes_the_heaviest_unit_then_its_largest_cell() -> None:
 def test_select_returns_minus_one_when_every_cell_is_solved() -> None:
     """No unsolved cell, no choice: -1, as the core expects."""
     t = tables(2)
-    solved = [t.assigned | 1 << (d - 1) for d in formula_grid(2)]
+    solved = [t.assigned | 1 << (d - 1) for d in plain_grid(2)]
     assert (-1, -1) == (select_fewest(solved, t), select_most(solved, t))
 
 
@@ -240,13 +193,8 @@ def test_propagation_alone_scores_one_node() -> None:
     """A puzzle AC-3 solves at the root: 1 node, no guess, no backtrack."""
     puzzle = blanked(3, 0.3)
     result = solve(puzzle)
-    assert (Status.SOLVED, 1, 0, 0) == (
-        result.status,
-        result.nodes,
-        result.guesses,
-        result.backtracks,
-    )
-    assert is_solution(puzzle.cells, result.solution)
+    assert (Status.SOLVED, 1, 0, 0) == effort(result)
+    assert solves(puzzle, result.solution)
 
 
 def test_conflicting_givens_are_unsat_at_the_root() -> None:
@@ -263,13 +211,7 @@ def test_conflicting_givens_are_unsat_at_the_root() -> None:
 
 def test_unsat_found_by_search_counts_both_failed_values() -> None:
     """One branch point, two values tried, both dead ends."""
-    result = solve(Puzzle.parse(UNSAT_BY_SEARCH))
-    assert (Status.UNSAT, 3, 1, 2) == (
-        result.status,
-        result.nodes,
-        result.guesses,
-        result.backtracks,
-    )
+    assert (Status.UNSAT, 3, 1, 2) == effort(solve(Puzzle.parse(UNSAT_BY_SEARCH)))
 
 
 def test_limit_two_counts_two_solutions_of_an_empty_grid() -> None:
@@ -282,7 +224,7 @@ def test_limit_two_counts_two_solutions_of_an_empty_grid() -> None:
         one.status,
         one.solutions_found,
     )
-    assert is_solution(empty.cells, two.solution)
+    assert solves(empty, two.solution)
 
 
 def test_time_limit_zero_times_out_before_the_first_branch() -> None:
@@ -297,7 +239,7 @@ def test_every_size_is_solved(box: int, fraction: float) -> None:
     puzzle = blanked(box, fraction)
     result = solve(puzzle)
     assert Status.SOLVED == result.status
-    assert is_solution(puzzle.cells, result.solution)
+    assert solves(puzzle, result.solution)
 
 
 # --- public datasets ----------------------------------------------------------------------
@@ -307,7 +249,7 @@ def test_every_size_is_solved(box: int, fraction: float) -> None:
 @pytest.mark.parametrize("name", ["top95", "hardest", "easy50"])
 def test_norvig_sets_are_solved_and_unique(name: str) -> None:
     """Every puzzle solved, checked independently, and proved unique with limit 2."""
-    puzzles = dataset(name)
+    puzzles = public_set(f"norvig-{name}.txt")
     backend = Ac3Backend()
     results = [backend.solve(backend.encode(p), limit=2) for p in puzzles]
     assert [Status.SOLVED] * len(puzzles) == [r.status for r in results]
@@ -315,7 +257,7 @@ def test_norvig_sets_are_solved_and_unique(name: str) -> None:
     bad = [
         i
         for i, (p, r) in enumerate(zip(puzzles, results, strict=True))
-        if not is_solution(p.cells, r.solution)
+        if not solves(p, r.solution)
     ]
     assert [] == bad
 
@@ -323,13 +265,13 @@ def test_norvig_sets_are_solved_and_unique(name: str) -> None:
 @pytest.mark.slow
 def test_top95_effort_totals_for_default_options() -> None:
     """Regression figure: 1,478 nodes (seed author: 2,540), 753 guesses, 1,080 backtracks."""
-    assert (1478, 753, 1080) == totals(dataset("top95"), "ac3")
+    assert (1478, 753, 1080) == totals(public_set("norvig-top95.txt"), "ac3")
 
 
 @pytest.mark.slow
 def test_value_orders_and_selections_give_different_repeatable_counts() -> None:
     """A-1 vs A-2 and A vs B differ on top95, and each repeats exactly."""
-    puzzles = dataset("top95")
+    puzzles = public_set("norvig-top95.txt")
     specs = ["ac3", "ac3:order=least", "ac3:select=B"]
     first = [totals(puzzles, spec) for spec in specs]
     again = [totals(puzzles, spec) for spec in specs]
@@ -340,7 +282,7 @@ def test_value_orders_and_selections_give_different_repeatable_counts() -> None:
 @pytest.mark.slow
 def test_random_order_repeats_with_a_fixed_seed() -> None:
     """order=random: the same seed gives the same per-puzzle counts; another seed differs."""
-    puzzles = dataset("hardest")
+    puzzles = public_set("norvig-hardest.txt")
 
     def nodes(spec: str) -> list[int | None]:
         backend = Ac3Backend(**parse_spec(spec)[1])

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import pytest
 
 from backends import cnf
 from backends.errors import BackendError
 from backends.puzzle import Puzzle
-from tests.puzzles import formula_grid, with_blanks
-
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+from tests.puzzles import formula_grid, public_set, solves, with_blanks
 
 
 def same_unit(box: int, a: int, b: int) -> bool:
@@ -20,20 +17,6 @@ def same_unit(box: int, a: int, b: int) -> bool:
     n = box * box
     (ra, ca), (rb, cb) = divmod(a, n), divmod(b, n)
     return ra == rb or ca == cb or (ra // box, ca // box) == (rb // box, cb // box)
-
-
-def is_solution(box: int, grid: tuple[int, ...]) -> bool:
-    """Independent check: every row, column and box holds 1..n once."""
-    n = box * box
-    want = set(range(1, n + 1))
-    rows = [grid[r * n : (r + 1) * n] for r in range(n)]
-    cols = [grid[c::n] for c in range(n)]
-    boxes = [
-        [grid[(br * box + i) * n + bc * box + j] for i in range(box) for j in range(box)]
-        for br in range(box)
-        for bc in range(box)
-    ]
-    return all(set(group) == want for group in rows + cols + boxes)
 
 
 def satisfies(formula: cnf.Cnf, true_vars: set[int]) -> bool:
@@ -99,7 +82,7 @@ def test_reduced_models_are_exactly_the_solutions(encoding: str) -> None:
         cells = list(puzzle.cells)
         for c, d in zip(blanks, fill, strict=True):
             cells[c] = d
-        if is_solution(2, tuple(cells)):
+        if solves(puzzle, tuple(cells)):
             solutions.add(tuple(cells))
     formula = cnf.encode(puzzle, encoding, reduce=True)
     assert 14 == formula.nvars
@@ -130,13 +113,10 @@ def test_reduced_variables_are_the_candidates_numbered_densely() -> None:
     assert set(range(1, formula.nvars + 1)) == used
 
 
-@pytest.mark.skipif(not DATASETS.is_dir(), reason=f"public datasets not found at {DATASETS}")
 @pytest.mark.parametrize("encoding", cnf.ENCODINGS)
 def test_reduce_shrinks_hardest(encoding: str) -> None:
     """On Norvig's hardest, reduce always leaves fewer variables and clauses, all used."""
-    lines = (DATASETS / "norvig-hardest.txt").read_text().split()
-    for line in lines:
-        puzzle = Puzzle.parse(line)
+    for puzzle in public_set("norvig-hardest.txt"):
         full = cnf.encode(puzzle, encoding, reduce=False)
         small = cnf.encode(puzzle, encoding, reduce=True)
         used = {abs(lit) for clause in small.clauses for lit in clause}

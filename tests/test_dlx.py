@@ -14,26 +14,14 @@ from backends.errors import BackendOptionError
 from backends.puzzle import Grid, Puzzle
 from harness.checker import check_solution
 from harness.readers import read_puzzles
+from tests.puzzles import EASY_FIRST, HARDEST_FIRST, NO_PLACE_FOR_8, TOP95_FIRST, public_set
 
 SHIPPED = Path(__file__).resolve().parents[1] / "datasets"
 
-# Norvig's top95, puzzle 1.
-TOP95_FIRST = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
-# Norvig's hardest, puzzle 1.
-HARDEST_FIRST = "85...24..72......9..4.........1.7..23.5...9...4...........8..7..17..........36.4."
-# Norvig's easy50, puzzle 1: naked and hidden singles alone solve it.
-EASY_FIRST = "003020600900305001001806400008102900700000008006708200002609500800203009005010300"
 # Norvig's "impossible" puzzle: consistent givens, no solution.
 IMPOSSIBLE = ".....5.8....6.1.43..........1.5........1.6...3.......553.....61........4........."
 # sizes.txt, puzzle 1 (4x4).
 SMALL = "14..3...4..1...."
-# Row 1 holds 1-7; 8 sits in the columns of both its empty cells, so 8 has no place there.
-NO_PLACE_FOR_8 = "1234567.." + "." * 18 + ".......8." + "." * 18 + "........8" + "." * 18
-
-
-def lines_of(path: Path) -> list[str]:
-    """The non-blank lines of a puzzle file."""
-    return [line.strip() for line in path.read_text().splitlines() if line.strip()]
 
 
 def shipped(name: str) -> list[Puzzle]:
@@ -175,20 +163,12 @@ def test_givens_are_preselected() -> None:
     assert (64 - 4, 64 - 1 - 3 - 7) == (matrix.ncols, matrix.nrows)
 
 
-def test_solves_top95(shared_datasets: Path) -> None:
-    """dlx solves all of Norvig's top95; the harness's independent checker accepts each answer."""
+@pytest.mark.parametrize("name", ["norvig-top95.txt", "norvig-hardest.txt"])
+def test_solves_public_set(name: str) -> None:
+    """dlx solves all of Norvig's top95 and hardest; the independent checker accepts each."""
     problems = [
-        (text, check_solution(Puzzle.parse(text).cells, solve(text).solution))
-        for text in lines_of(shared_datasets / "norvig-top95.txt")
-    ]
-    assert [] == [p for p in problems if p[1] is not None]
-
-
-def test_solves_hardest(shared_datasets: Path) -> None:
-    """dlx solves all of Norvig's hardest; the independent checker accepts each answer."""
-    problems = [
-        (text, check_solution(Puzzle.parse(text).cells, solve(text).solution))
-        for text in lines_of(shared_datasets / "norvig-hardest.txt")
+        (puzzle.to_string(), check_solution(puzzle.cells, solve(puzzle).solution))
+        for puzzle in public_set(name)
     ]
     assert [] == [p for p in problems if p[1] is not None]
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import random
 import time
-from pathlib import Path
 
 import pytest
 
@@ -14,55 +12,20 @@ from backends.errors import BackendOptionError
 from backends.mrv import MrvBackend
 from backends.puzzle import Puzzle
 from backends.search import initial_state, search
+from tests.puzzles import (
+    EASY_FIRST,
+    HARDEST_FIRST,
+    NO_PLACE_FOR_8,
+    TOP95_FIRST,
+    effort,
+    plain_grid,
+    public_set,
+    solves,
+    with_blanks,
+)
 
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-
-# Norvig's top95, puzzle 1.
-TOP95_FIRST = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
-# Norvig's hardest, puzzle 1.
-HARDEST_FIRST = "85...24..72......9..4.........1.7..23.5...9...4...........8..7..17..........36.4."
 # The puzzle of seed 000's write-up.
 SEED_000 = "000060080020000000001000000070000102500030000000000400004201000300700600000000050"
-# Norvig's easy50, puzzle 1.
-EASY_FIRST = "003020600900305001001806400008102900700000008006708200002609500800203009005010300"
-# Row 1 holds 1-7; 8 sits in the columns of both its empty cells, so 8 has no place there.
-NO_PLACE_FOR_8 = "1234567.." + "." * 18 + ".......8." + "." * 18 + "........8" + "." * 18
-
-
-def lines_of(name: str) -> list[str]:
-    """The puzzles of a public dataset file, or a skip when the datasets are absent."""
-    path = DATASETS / name
-    if not path.is_file():
-        pytest.skip(f"public dataset {path} is absent (needs /work/shared/datasets)")
-    return [line.strip() for line in path.read_text().splitlines() if line.strip()]
-
-
-def is_valid_completion(givens: tuple[int, ...], answer: tuple[int, ...] | None) -> bool:
-    """Independent check: every given kept, each row/column/box holds each digit once."""
-    if answer is None or len(answer) != len(givens):
-        return False
-    n = round(len(givens) ** 0.5)
-    box = round(n**0.5)
-    if any(g and g != a for g, a in zip(givens, answer, strict=True)):
-        return False
-    digits = set(range(1, n + 1))
-    for i in range(n):
-        row = {answer[i * n + c] for c in range(n)}
-        col = {answer[r * n + i] for r in range(n)}
-        top, left = i // box * box, i % box * box
-        square = {answer[(top + r) * n + left + c] for r in range(box) for c in range(box)}
-        if not row == col == square == digits:
-            return False
-    return True
-
-
-def formula_puzzle(box: int, blank_fraction: float, seed: int) -> Puzzle:
-    """A valid full grid made by a formula, with a seeded random fraction of cells blanked."""
-    n = box * box
-    cells = [(r % box * box + r // box + c) % n + 1 for r in range(n) for c in range(n)]
-    for cell in random.Random(seed).sample(range(n * n), int(blank_fraction * n * n)):
-        cells[cell] = 0
-    return Puzzle(box, tuple(cells))
 
 
 def solve(text_or_puzzle: str | Puzzle, spec: str = "mrv", limit: int = 1) -> SolveResult:
@@ -95,37 +58,17 @@ def test_unknown_option_value_is_refused() -> None:
         make_backend("mrv:inference=pairs")
 
 
-@pytest.mark.slow
-def test_solves_top95() -> None:
-    """mrv solves all of Norvig's top95 correctly."""
-    lines = lines_of("norvig-top95.txt")
-    wrong = [
-        text
-        for text in lines
-        if not is_valid_completion(Puzzle.parse(text).cells, solve(text).solution)
-    ]
-    assert [] == wrong
-
-
-def test_solves_hardest() -> None:
-    """mrv solves all of Norvig's hardest correctly."""
-    lines = lines_of("norvig-hardest.txt")
-    wrong = [
-        text
-        for text in lines
-        if not is_valid_completion(Puzzle.parse(text).cells, solve(text).solution)
-    ]
-    assert [] == wrong
-
-
-def test_solves_easy50() -> None:
-    """mrv solves all of Norvig's easy50 correctly."""
-    lines = lines_of("norvig-easy50.txt")
-    wrong = [
-        text
-        for text in lines
-        if not is_valid_completion(Puzzle.parse(text).cells, solve(text).solution)
-    ]
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param("norvig-top95.txt", marks=pytest.mark.slow),
+        "norvig-hardest.txt",
+        "norvig-easy50.txt",
+    ],
+)
+def test_solves_public_set(name: str) -> None:
+    """mrv solves all of Norvig's top95, hardest and easy50 correctly."""
+    wrong = [puzzle for puzzle in public_set(name) if not solves(puzzle, solve(puzzle).solution)]
     assert [] == wrong
 
 
@@ -176,7 +119,7 @@ def test_repeated_given_is_unsat_at_the_root() -> None:
 
 def test_limit_two_finds_two_solutions() -> None:
     """A grid with its first band blank has several solutions; limit 2 stops at two."""
-    puzzle = Puzzle(3, (0,) * 27 + formula_puzzle(3, 0.0, 0).cells[27:])
+    puzzle = Puzzle(3, (0,) * 27 + tuple(plain_grid(3)[27:]))
     result = solve(puzzle, limit=2)
     outcome = search(initial_state(puzzle), limit=2)
     first, second = outcome.solutions
@@ -184,8 +127,8 @@ def test_limit_two_finds_two_solutions() -> None:
         result.status,
         result.solutions_found,
         first != second,
-        is_valid_completion(puzzle.cells, first),
-        is_valid_completion(puzzle.cells, second),
+        solves(puzzle, first),
+        solves(puzzle, second),
     )
 
 
@@ -198,12 +141,9 @@ def test_limit_two_on_a_unique_puzzle_finds_one() -> None:
 @pytest.mark.parametrize(("box", "blanks", "seed"), [(2, 0.6, 1), (4, 0.5, 4), (5, 0.4, 5)])
 def test_solves_other_sizes(box: int, blanks: float, seed: int) -> None:
     """4x4, 16x16 and 25x25 puzzles made from a formula grid are solved correctly."""
-    puzzle = formula_puzzle(box, blanks, seed)
+    puzzle = with_blanks(plain_grid(box), blanks, seed)
     result = solve(puzzle)
-    assert (Status.SOLVED, True) == (
-        result.status,
-        is_valid_completion(puzzle.cells, result.solution),
-    )
+    assert (Status.SOLVED, True) == (result.status, solves(puzzle, result.solution))
 
 
 @pytest.mark.parametrize(
@@ -229,13 +169,7 @@ def test_node_count_on_the_seed_000_puzzle() -> None:
 
 def test_singles_solves_an_easy_puzzle_without_guessing() -> None:
     """With inference=singles, easy50's first puzzle is solved at the root."""
-    result = solve(EASY_FIRST, "mrv:inference=singles")
-    assert (Status.SOLVED, 1, 0, 0) == (
-        result.status,
-        result.nodes,
-        result.guesses,
-        result.backtracks,
-    )
+    assert (Status.SOLVED, 1, 0, 0) == effort(solve(EASY_FIRST, "mrv:inference=singles"))
 
 
 def test_singles_needs_fewer_nodes_than_forward_checking() -> None:
@@ -244,7 +178,7 @@ def test_singles_needs_fewer_nodes_than_forward_checking() -> None:
     singles = solve(TOP95_FIRST, "mrv:inference=singles")
     assert (True, True) == (
         (singles.nodes or 0) < (forward.nodes or 0),
-        is_valid_completion(Puzzle.parse(TOP95_FIRST).cells, singles.solution),
+        solves(Puzzle.parse(TOP95_FIRST), singles.solution),
     )
 
 

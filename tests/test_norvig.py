@@ -12,28 +12,15 @@ from backends.errors import BackendOptionError
 from backends.norvig import NorvigBackend, parse_pairs
 from backends.puzzle import Puzzle
 from harness.checker import check_solution
+from tests.puzzles import EASY_FIRST, TOP95_FIRST, effort, public_set
 
 PROJECT = Path(__file__).resolve().parents[1]
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-
-# Norvig's easy50, puzzle 1.
-EASY = "003020600900305001001806400008102900700000008006708200002609500800203009005010300"
-# Norvig's top95, puzzle 1.
-TOP95_FIRST = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 
 
 def solve(puzzle: Puzzle, spec: str = "norvig", limit: int = 1) -> SolveResult:
     """Encode and solve one puzzle with the options of ``spec``."""
     backend = NorvigBackend(**parse_spec(spec)[1])
     return backend.solve(backend.encode(puzzle), limit=limit, time_limit=60)
-
-
-def top95() -> list[Puzzle]:
-    """Norvig's top95, or a skip when the public datasets are absent."""
-    path = DATASETS / "norvig-top95.txt"
-    if not path.is_file():
-        pytest.skip(f"public dataset {path} is absent (needs /work/shared/datasets)")
-    return [Puzzle.parse(line) for line in path.read_text().split()]
 
 
 def shipped(name: str) -> list[Puzzle]:
@@ -88,13 +75,7 @@ def test_a_bad_pairs_value_names_the_choices() -> None:
 
 def test_propagation_alone_solves_an_easy_puzzle() -> None:
     """Easy50's first puzzle: one node, no guess, no backtrack."""
-    result = solve(Puzzle.parse(EASY))
-    assert (Status.SOLVED, 1, 0, 0) == (
-        result.status,
-        result.nodes,
-        result.guesses,
-        result.backtracks,
-    )
+    assert (Status.SOLVED, 1, 0, 0) == effort(solve(Puzzle.parse(EASY_FIRST)))
 
 
 def test_pairs_shrink_the_tree_of_a_hard_puzzle() -> None:
@@ -109,12 +90,12 @@ def test_pairs_shrink_the_tree_of_a_hard_puzzle() -> None:
 
 def test_top95_nodes_without_pairs() -> None:
     """Norvig's count: 6,222 nodes on top95 (the issue's ceiling), 3,188 guesses."""
-    assert (6222, 3188, 5566) == totals(top95(), "norvig")
+    assert (6222, 3188, 5566) == totals(public_set("norvig-top95.txt"), "norvig")
 
 
 def test_top95_nodes_with_pairs() -> None:
     """Vermeer's rule: 2,263 nodes on top95 (the issue's ceiling), 1,187 guesses."""
-    assert (2263, 1187, 1740) == totals(top95(), "norvig:pairs=true")
+    assert (2263, 1187, 1740) == totals(public_set("norvig-top95.txt"), "norvig:pairs=true")
 
 
 @pytest.mark.parametrize(
@@ -129,7 +110,7 @@ def test_top95_nodes_with_pairs() -> None:
 )
 def test_top95_nodes_of_the_speed_options(spec: str, expected: tuple[int, int, int]) -> None:
     """Regression figures for the pair and locked-candidates options on top95."""
-    assert expected == totals(top95(), spec)
+    assert expected == totals(public_set("norvig-top95.txt"), spec)
 
 
 SPECS = [
@@ -161,6 +142,6 @@ def test_variants_keep_the_contract_on_the_shipped_sets(spec: str) -> None:
 @pytest.mark.parametrize("spec", SPECS)
 def test_variants_agree_with_plain_norvig_on_top95(spec: str) -> None:
     """Each variant finds the same (unique) answers as plain norvig, counting to two."""
-    puzzles = top95()[:30]
+    puzzles = public_set("norvig-top95.txt")[:30]
     plain = [solve(p, limit=2).solution for p in puzzles]
     assert plain == [solve(p, spec, limit=2).solution for p in puzzles]

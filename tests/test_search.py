@@ -41,13 +41,7 @@ from backends.search import (
     with_locked,
 )
 from harness.checker import check_solution
-
-# Norvig's easy50, puzzle 1 (Project Euler 96, grid 01).
-EASY = "003020600900305001001806400008102900700000008006708200002609500800203009005010300"
-# Norvig's top95, puzzle 1.
-HARD = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
-# Row 1 holds 1-7; both its empty cells can only take 9, since 8 sits in their columns.
-NO_PLACE_FOR_8 = "1234567.." + "." * 18 + ".......8." + "." * 18 + "........8" + "." * 18
+from tests.puzzles import EASY_FIRST, NO_PLACE_FOR_8, TOP95_FIRST, effort
 
 
 def state_of(text: str) -> tuple[list[int], Start]:
@@ -71,7 +65,7 @@ def test_tables_assigned_values_sort_above_every_open_value() -> None:
 
 def test_initial_state_assigns_givens_and_filters_candidates() -> None:
     """Givens are assigned; an empty cell keeps the digits its peers' givens leave."""
-    cands, start = state_of(EASY)
+    cands, start = state_of(EASY_FIRST)
     t = start.tables
     assert (t.assigned | 1 << 2, 3) == (cands[2], t.digit(cands[2]))
     # r1c1 sees 3, 2, 6 in its row, 9, 7, 8 in its column and 1 in its box: 4 or 5 remain.
@@ -80,13 +74,13 @@ def test_initial_state_assigns_givens_and_filters_candidates() -> None:
 
 def test_initial_state_is_well_formed() -> None:
     """The root state passes check_state."""
-    cands, start = state_of(HARD)
+    cands, start = state_of(TOP95_FIRST)
     assert check_state(cands, start.tables) is None
 
 
 def test_check_state_reports_a_wrong_count() -> None:
     """check_state names a value whose count field disagrees with its bits."""
-    cands, start = state_of(HARD)
+    cands, start = state_of(TOP95_FIRST)
     cands[1] += start.tables.one
     assert (check_state(cands, start.tables) or "").startswith("cell 1:")
 
@@ -161,7 +155,7 @@ def test_forward_fails_when_a_peer_empties() -> None:
 
 def test_check_refuses_a_digit_an_assigned_peer_holds() -> None:
     """check refutes a value equal to an assigned peer's value."""
-    cands, start = state_of(EASY)
+    cands, start = state_of(EASY_FIRST)
     t = start.tables
     cands[0] = t.assigned | 1 << 2  # a 3, as the given in r1c3
     assert check(cands, 0, 1 << 2, t) is False
@@ -169,7 +163,7 @@ def test_check_refuses_a_digit_an_assigned_peer_holds() -> None:
 
 def test_check_leaves_candidates_untouched() -> None:
     """check accepts a legal value and prunes nothing."""
-    cands, start = state_of(EASY)
+    cands, start = state_of(EASY_FIRST)
     t = start.tables
     before = list(cands)
     cands[0] = t.assigned | 1 << 3  # a 4, one of r1c1's candidates
@@ -183,7 +177,7 @@ def test_none_is_check() -> None:
 
 def test_singles_at_root_reaches_a_fixpoint() -> None:
     """After singles no open cell has one candidate and no digit has one open place."""
-    cands, start = state_of(HARD)
+    cands, start = state_of(TOP95_FIRST)
     t = start.tables
     assert singles(cands, ROOT, 0, t)
     assert all(t.count(m) >= 2 for m in cands if m < t.assigned)
@@ -196,7 +190,7 @@ def test_singles_at_root_reaches_a_fixpoint() -> None:
 
 def test_singles_solves_an_easy_puzzle_at_the_root() -> None:
     """Propagation alone fills every cell of easy50's first puzzle."""
-    cands, start = state_of(EASY)
+    cands, start = state_of(EASY_FIRST)
     assert (True, -1) == (singles(cands, ROOT, 0, start.tables), first(cands, start.tables))
 
 
@@ -208,24 +202,12 @@ def test_singles_finds_a_digit_with_no_place() -> None:
 
 def test_search_counts_a_refuted_value_as_a_node_and_a_backtrack() -> None:
     """Both open cells of row 1 need a 9: one node tried, refuted, UNSAT."""
-    outcome = search(initial_state(Puzzle.parse(NO_PLACE_FOR_8)))
-    assert (Status.UNSAT, 2, 0, 1) == (
-        outcome.status,
-        outcome.nodes,
-        outcome.guesses,
-        outcome.backtracks,
-    )
+    assert (Status.UNSAT, 2, 0, 1) == effort(search(initial_state(Puzzle.parse(NO_PLACE_FOR_8))))
 
 
 def test_search_dead_root_is_unsat_with_one_node() -> None:
     """Givens in conflict are UNSAT at the root."""
-    outcome = search(initial_state(Puzzle.parse("11" + "." * 79)))
-    assert (Status.UNSAT, 1, 0, 0) == (
-        outcome.status,
-        outcome.nodes,
-        outcome.guesses,
-        outcome.backtracks,
-    )
+    assert (Status.UNSAT, 1, 0, 0) == effort(search(initial_state(Puzzle.parse("11" + "." * 79))))
 
 
 def test_search_complete_grid_is_one_node() -> None:
@@ -241,20 +223,20 @@ def test_search_complete_grid_is_one_node() -> None:
 
 def test_search_first_solution_backtracks_off_the_solution_path() -> None:
     """With limit 1, every tried value not on the path to the solution is a backtrack."""
-    outcome = search(initial_state(Puzzle.parse(HARD)))
-    empty = HARD.count(".")
+    outcome = search(initial_state(Puzzle.parse(TOP95_FIRST)))
+    empty = TOP95_FIRST.count(".")
     assert outcome.nodes - 1 - empty == outcome.backtracks
 
 
 def test_search_counts_guesses_only_at_branch_points() -> None:
     """mrv with forward checking on the first top95 puzzle: 482 nodes, 68 guesses."""
-    outcome = search(initial_state(Puzzle.parse(HARD)))
+    outcome = search(initial_state(Puzzle.parse(TOP95_FIRST)))
     assert (482, 68, 482 - 1 - 64) == (outcome.nodes, outcome.guesses, outcome.backtracks)
 
 
 def test_search_limit_two_backtracks_every_tried_value_when_unique() -> None:
     """Counting to two on a unique puzzle undoes every tried value."""
-    outcome = search(initial_state(Puzzle.parse(HARD)), limit=2)
+    outcome = search(initial_state(Puzzle.parse(TOP95_FIRST)), limit=2)
     assert (Status.SOLVED, 1, outcome.nodes - 1) == (
         outcome.status,
         len(outcome.solutions),
@@ -265,12 +247,12 @@ def test_search_limit_two_backtracks_every_tried_value_when_unique() -> None:
 def test_search_refuses_a_limit_below_one() -> None:
     """limit 0 is a caller error."""
     with pytest.raises(ValueError, match="limit"):
-        search(initial_state(Puzzle.parse(EASY)), limit=0)
+        search(initial_state(Puzzle.parse(EASY_FIRST)), limit=0)
 
 
 def test_search_past_deadline_times_out_with_counters() -> None:
     """A deadline already passed stops the search before its first value: only the root."""
-    outcome = search(initial_state(Puzzle.parse(HARD)), deadline=time.perf_counter() - 1)
+    outcome = search(initial_state(Puzzle.parse(TOP95_FIRST)), deadline=time.perf_counter() - 1)
     assert (Status.TIMEOUT, (), 1) == (outcome.status, outcome.solutions, outcome.nodes)
 
 
@@ -294,7 +276,7 @@ def test_every_combination_solves_a_4x4(select: str, inference: str) -> None:
 @pytest.mark.parametrize("limit", [1, 2])
 def test_recursive_and_iterative_drivers_walk_the_same_tree(limit: int) -> None:
     """Both drivers give the same outcome, counters included."""
-    start = initial_state(Puzzle.parse(HARD))
+    start = initial_state(Puzzle.parse(TOP95_FIRST))
     assert search(start, limit=limit, driver=iterative) == search(
         start, limit=limit, driver=recursive
     )
@@ -319,13 +301,13 @@ def test_drivers_are_named_for_options() -> None:
 
 def test_root_inference_runs_only_at_the_root() -> None:
     """root=singles with inference=check: easy50's first puzzle is solved at the root."""
-    outcome = search(initial_state(Puzzle.parse(EASY)), first, ascending, check, root=singles)
+    outcome = search(initial_state(Puzzle.parse(EASY_FIRST)), first, ascending, check, root=singles)
     assert (Status.SOLVED, 1) == (outcome.status, outcome.nodes)
 
 
 def test_solve_reports_a_timeout_with_a_message() -> None:
     """The backend-facing helper turns a passed deadline into TIMEOUT with its reason."""
-    result = solve(initial_state(Puzzle.parse(HARD)), 1, 0.0)
+    result = solve(initial_state(Puzzle.parse(TOP95_FIRST)), 1, 0.0)
     assert (Status.TIMEOUT, 1, "time limit 0.0s reached after 0 solution(s)") == (
         result.status,
         result.nodes,
@@ -417,7 +399,7 @@ def test_locked_candidates_claim_within_a_box() -> None:
 
 def test_with_locked_reaches_a_well_formed_fixpoint() -> None:
     """At the root of top95's first puzzle: consistent, and no more locked candidates."""
-    cands, start = state_of(HARD)
+    cands, start = state_of(TOP95_FIRST)
     inference = with_locked(HIDDEN_PAIRS)
     assert (True, None, 0, "singles_hidden_locked") == (
         inference(cands, ROOT, 0, start.tables),
@@ -430,7 +412,7 @@ def test_with_locked_reaches_a_well_formed_fixpoint() -> None:
 @pytest.mark.parametrize("name", sorted(PAIRS))
 def test_pair_inferences_keep_the_state_well_formed(name: str) -> None:
     """After an assignment below the root the state passes check_state."""
-    cands, start = state_of(HARD)
+    cands, start = state_of(TOP95_FIRST)
     t = start.tables
     assert PAIRS[name](cands, ROOT, 0, t)
     cell = mrv(cands, t)
@@ -442,7 +424,7 @@ def test_pair_inferences_keep_the_state_well_formed(name: str) -> None:
 
 def test_initial_state_matches_peers_given_by_given() -> None:
     """Each empty cell's candidates are the digits no peer gives (checked the slow way)."""
-    puzzle = Puzzle.parse(HARD)
+    puzzle = Puzzle.parse(TOP95_FIRST)
     start = initial_state(puzzle)
     t = start.tables
     expected = [
