@@ -41,7 +41,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from backends.base import Status
+from backends.base import COUNTERS, Status
+
+#: The measured columns, each a number (or empty): phase times and peak memory.
+MEASURE_COLUMNS: tuple[str, ...] = (
+    "encode_s",
+    "solve_s",
+    "encode_cpu_s",
+    "solve_cpu_s",
+    "check_s",
+    "wall_s",
+    "peak_rss_mib",
+)
 
 BASE_COLUMNS: tuple[str, ...] = (
     "dataset",
@@ -56,16 +67,8 @@ BASE_COLUMNS: tuple[str, ...] = (
     "status",
     "solutions",
     "solution",
-    "encode_s",
-    "solve_s",
-    "encode_cpu_s",
-    "solve_cpu_s",
-    "check_s",
-    "wall_s",
-    "peak_rss_mib",
-    "nodes",
-    "guesses",
-    "backtracks",
+    *MEASURE_COLUMNS,
+    *COUNTERS,  # nodes, guesses, backtracks
     "message",
 )
 

@@ -15,18 +15,10 @@ from pathlib import Path
 import pandas as pd
 
 from backends.base import COUNTERS, Status
+from harness.results import MEASURE_COLUMNS
 
 ANSWERED = (Status.SOLVED.value, Status.UNSAT.value)
-NUMERIC = (
-    "encode_s",
-    "solve_s",
-    "encode_cpu_s",
-    "solve_cpu_s",
-    "check_s",
-    "wall_s",
-    "peak_rss_mib",
-    *COUNTERS,
-)
+NUMERIC = (*MEASURE_COLUMNS, *COUNTERS)
 
 
 def load(path: str | Path) -> pd.DataFrame:
