@@ -13,6 +13,8 @@ from backends.search import Outcome
 
 #: The public puzzle collections, kept beside the project and never copied into it.
 SHARED_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+#: The datasets the project ships.
+PROJECT_DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 
 # Norvig's top95, puzzle 1.
 TOP95_FIRST = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
@@ -25,6 +27,14 @@ EASY_FIRST = "003020600900305001001806400008102900700000008006708200002609500800
 WRONG_GIVEN = HARDEST_FIRST[:2] + "1" + HARDEST_FIRST[3:]
 # Row 1 holds 1-7; 8 sits in the columns of both its empty cells, so 8 has no place there.
 NO_PLACE_FOR_8 = "1234567.." + "." * 18 + ".......8." + "." * 18 + "........8" + "." * 18
+
+
+def shipped(name: str) -> list[Puzzle]:
+    """The puzzles of one of the project's own datasets/ files, read as `harness run` reads
+    them (comments skipped, tdoku's ``puzzle:count`` form understood)."""
+    from harness.readers import read_puzzles
+
+    return [record.puzzle for record in read_puzzles(PROJECT_DATASETS / name).records]
 
 
 def public_set(name: str) -> list[Puzzle]:

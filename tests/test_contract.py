@@ -17,6 +17,7 @@ from harness import runner
 from harness.checker import check_solution
 from harness.readers import PuzzleRecord, read_puzzles
 from harness.results import read_rows
+from tests.puzzles import shipped
 
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 NAMES = sorted(REGISTRY)
@@ -33,10 +34,6 @@ def backend_or_skip(name: str) -> Backend:
 
 def solve(backend: Backend, puzzle: Puzzle, limit: int = 1) -> SolveResult:
     return backend.solve(backend.encode(puzzle), limit=limit, time_limit=60)
-
-
-def shipped(name: str) -> list[Puzzle]:
-    return [r.puzzle for r in read_puzzles(str(DATASETS / name)).records]
 
 
 def fits(backend: Backend, puzzle: Puzzle) -> bool:

@@ -13,8 +13,14 @@ from backends.dlx import DlxBackend, build_matrix, search
 from backends.errors import BackendOptionError
 from backends.puzzle import Grid, Puzzle
 from harness.checker import check_solution
-from harness.readers import read_puzzles
-from tests.puzzles import EASY_FIRST, HARDEST_FIRST, NO_PLACE_FOR_8, TOP95_FIRST, public_set
+from tests.puzzles import (
+    EASY_FIRST,
+    HARDEST_FIRST,
+    NO_PLACE_FOR_8,
+    TOP95_FIRST,
+    public_set,
+    shipped,
+)
 
 SHIPPED = Path(__file__).resolve().parents[1] / "datasets"
 
@@ -22,11 +28,6 @@ SHIPPED = Path(__file__).resolve().parents[1] / "datasets"
 IMPOSSIBLE = ".....5.8....6.1.43..........1.5........1.6...3.......553.....61........4........."
 # sizes.txt, puzzle 1 (4x4).
 SMALL = "14..3...4..1...."
-
-
-def shipped(name: str) -> list[Puzzle]:
-    """The puzzles of one of the project's own datasets/ files."""
-    return [record.puzzle for record in read_puzzles(str(SHIPPED / name)).records]
 
 
 def solve(text_or_puzzle: str | Puzzle, limit: int = 1, **options: str) -> SolveResult:

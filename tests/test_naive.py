@@ -16,6 +16,7 @@ from harness import runner
 from harness.checker import check_solution
 from harness.readers import PuzzleRecord
 from harness.results import read_rows
+from tests.puzzles import shipped
 
 PROJECT = Path(__file__).resolve().parents[1]
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
@@ -41,11 +42,9 @@ def effort(result: SolveResult) -> tuple[object, ...]:
     return (result.status, result.nodes, result.guesses, result.backtracks)
 
 
-def shipped(name: str) -> list[Puzzle]:
+def shipped_small(name: str) -> list[Puzzle]:
     """The 9x9 and smaller puzzles of one of the project's datasets."""
-    lines = (PROJECT / "datasets" / name).read_text().splitlines()
-    puzzles = [Puzzle.parse(line) for line in lines if line.strip() and line[0] != "#"]
-    return [p for p in puzzles if p.box <= NaiveBackend.max_box]
+    return [p for p in shipped(name) if p.box <= NaiveBackend.max_box]
 
 
 def test_naive_is_registered() -> None:
@@ -91,7 +90,7 @@ def test_iterative_and_recursive_forms_count_the_same(text: str) -> None:
 
 def test_iterative_form_counts_the_same_on_the_shipped_sets() -> None:
     """Same results on every shipped 4x4/9x9 puzzle, counting to two."""
-    puzzles = [p.to_string() for p in shipped("multi.txt") + shipped("unsolvable.txt")]
+    puzzles = [p.to_string() for p in shipped_small("multi.txt") + shipped_small("unsolvable.txt")]
     recursive = [solve(text, limit=2) for text in puzzles]
     iterative = [solve(text, "naive:iterative=true", limit=2) for text in puzzles]
     assert recursive == iterative
@@ -169,13 +168,13 @@ def test_variants_keep_the_contract_on_the_shipped_sets(spec: str) -> None:
     results = [
         solve(p.to_string(), spec, 2)
         for name in ("sizes.txt", "multi.txt", "unsolvable.txt")
-        for p in shipped(name)
+        for p in shipped_small(name)
     ]
     got = [(r.status, r.solutions_found) for r in results]
     expected = (
-        [(Status.SOLVED, 1)] * len(shipped("sizes.txt"))
-        + [(Status.SOLVED, 2)] * len(shipped("multi.txt"))
-        + [(Status.UNSAT, 0)] * len(shipped("unsolvable.txt"))
+        [(Status.SOLVED, 1)] * len(shipped_small("sizes.txt"))
+        + [(Status.SOLVED, 2)] * len(shipped_small("multi.txt"))
+        + [(Status.UNSAT, 0)] * len(shipped_small("unsolvable.txt"))
     )
     assert expected == got
 

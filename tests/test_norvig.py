@@ -12,7 +12,7 @@ from backends.errors import BackendOptionError
 from backends.norvig import NorvigBackend, parse_pairs
 from backends.puzzle import Puzzle
 from harness.checker import check_solution
-from tests.puzzles import EASY_FIRST, TOP95_FIRST, effort, public_set
+from tests.puzzles import EASY_FIRST, TOP95_FIRST, effort, public_set, shipped
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -21,12 +21,6 @@ def solve(puzzle: Puzzle, spec: str = "norvig", limit: int = 1) -> SolveResult:
     """Encode and solve one puzzle with the options of ``spec``."""
     backend = NorvigBackend(**parse_spec(spec)[1])
     return backend.solve(backend.encode(puzzle), limit=limit, time_limit=60)
-
-
-def shipped(name: str) -> list[Puzzle]:
-    """The puzzles of one of the project's datasets."""
-    lines = (PROJECT / "datasets" / name).read_text().splitlines()
-    return [Puzzle.parse(line) for line in lines if line.strip() and line[0] != "#"]
 
 
 def totals(puzzles: list[Puzzle], spec: str) -> tuple[int, int, int]:
