@@ -1,22 +1,31 @@
 """Worker processes: every solve runs in one, and its limits are enforced from outside.
 
-The parent never trusts a worker to stop. Each worker is its own process group (session).
-When a solve passes its deadline, or the worker's resident memory passes the limit, the
-parent sends SIGTERM to the whole group, then SIGKILL after a short grace period, records
+Limits. The parent never trusts a worker to stop. Each worker is its own process group
+(session). A backend is given what is left of the timeout after encoding as its own time
+limit, so one that watches the clock stops in time and reports its counters. When a solve
+runs :func:`kill_grace` past its timeout, or the worker's resident memory passes the limit,
+the parent sends SIGTERM to the whole group, then SIGKILL after :data:`GRACE_S`, records
 TIMEOUT or MEMOUT with the time the solve ran, and starts a fresh worker. This holds for C
 extensions that never return to the interpreter (pycosat, python-constraint's compiled
 core), which no in-process alarm can stop. A worker that dies by itself (segfault,
-``os._exit``) gives an ERROR outcome naming the signal or exit code.
+``os._exit``) gives an ERROR outcome naming the signal or exit code. A worker dies with the
+parent, even one killed by SIGKILL (Linux's ``PR_SET_PDEATHSIG``), so none is orphaned.
 
-Only plain data crosses the pipe: a task's wire tuple (backend spec, box side, cells as
-bytes, limit, timeout) goes in, an outcome dict comes back. Models and solver objects are
-built inside the worker; the caller's ``tag`` never leaves the parent.
+Warm-up. Before its first task of a (backend, grid size), a worker builds the backend and
+solves an easy puzzle, untimed; it then sends a "ready" notice, and the parent starts that
+task's clock again. The warm-up has its own limit, :data:`WARMUP_TIMEOUT_S`.
 
-Throughput: the harness must cost little next to a sub-millisecond solve. The parent
-refills a worker's queue as soon as an answer arrives, before the caller handles it, and
-keeps enough tasks queued to cover :data:`QUEUE_AHEAD_S` of solving (at least 2), so the
-worker never waits for the parent; for slow solves the queue stays at 2, so ``--jobs N``
-does not strand long tasks behind a busy worker at the end of a run.
+Wire. Only plain data crosses the pipes: a batch of task tuples (backend spec, box side,
+cells as bytes, limit, timeout) goes in, one outcome dict per task comes back, sent before
+the next task starts, so a killed worker's finished answers are never lost. Models and
+solver objects are built inside the worker; the caller's ``tag`` never leaves the parent.
+
+Throughput. The harness must cost little next to a sub-millisecond solve. The parent keeps
+enough tasks queued at each worker to cover :data:`QUEUE_AHEAD_S` of solving (at least 2,
+at most :data:`MAX_DEPTH`), so the worker never waits for the parent; for slow solves the
+queue stays at 2, so ``--jobs N`` does not strand long tasks behind a busy worker at the
+end of a run. When solves are short, the parent polls every :data:`POLL_S` instead of
+blocking on the pipes: the wake-up of a blocked reader is paid by the writing worker.
 """
 
 from __future__ import annotations
