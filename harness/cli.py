@@ -28,7 +28,7 @@ from backends import REGISTRY
 from backends.base import Status
 from backends.errors import SudokuError
 from harness import generate as generate_lib
-from harness import runner
+from harness import results, runner
 from harness.readers import BadLine, PuzzleRecord, format_bad_lines, read_puzzles
 
 EXIT_OK = 0
@@ -242,6 +242,13 @@ def run(
         raise UserError("--resume needs --out naming the CSV to complete")
     if out is not None and out.exists() and not resume:
         raise UserError(f"{out} exists; pass --resume to complete it, or choose another --out")
+    if baseline is not None:  # a baseline the gate cannot read fails now, not after the run
+        try:
+            results.require_columns(baseline, results.read_rows(baseline)[0])
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UserError(f"{baseline}: cannot read the baseline: {exc}") from None
+        except SudokuError as exc:
+            raise UserError(str(exc)) from None
     records, bad = load_records(files, skip_invalid, max_bad_lines)
     config = runner.RunConfig(
         backends=choices,
@@ -269,6 +276,8 @@ def run(
             result = runner.run(
                 records, config, progress=bar.update, background_imports=("harness.tables",)
             )
+    except SudokuError as exc:  # a CSV that cannot be resumed: found before anything runs
+        raise UserError(str(exc)) from None
     except KeyboardInterrupt as stop:
         click.echo(
             f"\ninterrupted; the rows so far are in {config.out}; "
@@ -374,6 +383,8 @@ def check(
         verdict = gate.check_files(
             baseline, new, tolerance, time_ratio, alpha, compare_time=not ignore_time
         )
+    except SudokuError as exc:  # names the file and what is wrong with it
+        raise UserError(str(exc)) from None
     except (KeyError, ValueError, OSError) as exc:
         raise UserError(f"cannot compare {baseline} and {new}: {exc}") from None
     text = verdict.markdown()

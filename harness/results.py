@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from backends.base import COUNTERS, Status
+from backends.errors import SudokuError
 
 #: The measured columns, each a number (or empty): phase times and peak memory.
 MEASURE_COLUMNS: tuple[str, ...] = (
@@ -74,6 +75,41 @@ BASE_COLUMNS: tuple[str, ...] = (
 
 #: What identifies one measurement; ``--resume`` skips keys already in the CSV.
 KEY_COLUMNS: tuple[str, ...] = ("dataset", "line", "puzzle", "backend", "repeat")
+#: Columns without which a file is not a results CSV the harness can resume or compare.
+REQUIRED_COLUMNS: tuple[str, ...] = (*KEY_COLUMNS, "limit", "status")
+
+
+class ResultsError(SudokuError):
+    """A results CSV that cannot be resumed or compared; the message names the file."""
+
+
+def require_columns(path: Path | str, header: Iterable[str]) -> None:
+    """Raise :class:`ResultsError` unless ``header`` has every required column."""
+    missing = [c for c in REQUIRED_COLUMNS if c not in set(header)]
+    if missing:
+        raise ResultsError(f"{path}: not a harness results CSV (no column {', '.join(missing)})")
+
+
+def check_resumable(path: Path, limit: int) -> None:
+    """Raise :class:`ResultsError` if ``path`` cannot be completed by a run with ``limit``.
+
+    It must be a results CSV, and its rows must have been measured under the same solution
+    limit: with another limit, the same key would mean another measurement.
+    """
+    try:
+        header, rows = read_rows(path)
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ResultsError(f"{path}: cannot read it to resume: {exc}") from None
+    if not header:
+        return  # empty: nothing to keep
+    require_columns(path, header)
+    limits = sorted({row["limit"] for row in rows} - {str(limit)})
+    if limits:
+        raise ResultsError(
+            f"{path}: its rows were measured with --limit-solutions {limits[0]}, "
+            f"not {limit}; resume with the same limit or choose another --out"
+        )
+
 
 Key = tuple[str, ...]
 

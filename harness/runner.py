@@ -26,7 +26,7 @@ from backends.puzzle import canonical_alphabet
 from harness import provenance
 from harness.checker import check_solution, first_difference
 from harness.readers import BadLine, PuzzleRecord
-from harness.results import RowWriter, columns_for, row_key
+from harness.results import RowWriter, check_resumable, columns_for, row_key
 from harness.worker import Task, WorkerPool, import_in_background
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -191,6 +191,8 @@ def run(
     ``background_imports`` names modules the caller needs once the run is over; they load
     in a thread while the workers solve (see :func:`harness.worker.import_in_background`).
     """
+    if config.resume and config.out.exists():  # before anything is written
+        check_resumable(config.out, config.limit)
     meta_path = provenance.meta_path_for(config.out)
     result = RunResult(config.out, meta_path)
     native = [name for c in config.backends for name in c.cls.native_counters]

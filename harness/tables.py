@@ -15,15 +15,23 @@ from pathlib import Path
 import pandas as pd
 
 from backends.base import COUNTERS, Status
-from harness.results import MEASURE_COLUMNS
+from harness.results import MEASURE_COLUMNS, ResultsError, require_columns
 
 ANSWERED = (Status.SOLVED.value, Status.UNSAT.value)
 NUMERIC = (*MEASURE_COLUMNS, *COUNTERS)
 
 
 def load(path: str | Path) -> pd.DataFrame:
-    """Read a results CSV with the right dtypes (puzzle text stays text)."""
-    frame = pd.read_csv(path, dtype={"puzzle": str, "solution": str, "message": str})
+    """Read a results CSV with the right dtypes (puzzle text stays text).
+
+    Raises :class:`harness.results.ResultsError`, naming the file, for one that is
+    unreadable or not a results CSV.
+    """
+    try:
+        frame = pd.read_csv(path, dtype={"puzzle": str, "solution": str, "message": str})
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # pandas' parse errors too
+        raise ResultsError(f"{path}: cannot read it as a results CSV: {exc}") from None
+    require_columns(path, frame.columns)
     return frame
 
 

@@ -122,3 +122,39 @@ def test_backends_lists_options() -> None:
     """harness backends shows each backend with its options and availability."""
     result = invoke("backends")
     assert (0, True, True) == (result.exit_code, "mrv" in result.output, "select=" in result.output)
+
+
+def test_resume_of_a_file_that_is_not_results_is_refused(puzzles: Path, tmp_path: Path) -> None:
+    """--resume into a CSV of something else: one line naming it, exit 2, file untouched."""
+    out = tmp_path / "other.csv"
+    out.write_text("a,b\n1,2\n")
+    result = invoke("run", "-q", "--resume", "--out", str(out), str(puzzles))
+    assert (EXIT_USAGE, "a,b\n1,2\n") == (result.exit_code, out.read_text())
+    assert f"{out}: not a harness results CSV (no column dataset," in result.output
+
+
+def test_resume_with_another_solution_limit_is_refused(puzzles: Path, tmp_path: Path) -> None:
+    """Rows measured under limit 1 are not completed by a run under limit 2."""
+    out = tmp_path / "r.csv"
+    invoke("run", "-q", "-b", "mrv", "--out", str(out), str(puzzles))
+    result = invoke(
+        "run", "-q", "--resume", "--limit-solutions", "2", "--out", str(out), str(puzzles)
+    )
+    assert (EXIT_USAGE, True) == (result.exit_code, "--limit-solutions 1, not 2" in result.output)
+
+
+def test_check_of_a_file_that_is_not_results_names_it(tmp_path: Path) -> None:
+    """harness check on a CSV of something else: one line naming the file, exit 2."""
+    other = tmp_path / "other.csv"
+    other.write_text("a,b\n1,2\n")
+    result = invoke("check", str(other), str(other))
+    assert (EXIT_USAGE, True) == (result.exit_code, "not a harness results CSV" in result.output)
+
+
+def test_unreadable_baseline_fails_before_the_run(puzzles: Path, tmp_path: Path) -> None:
+    """run --baseline with a file that is not results: exit 2 and no CSV written."""
+    other = tmp_path / "other.csv"
+    other.write_text("a,b\n1,2\n")
+    out = tmp_path / "r.csv"
+    result = invoke("run", "-q", "--baseline", str(other), "--out", str(out), str(puzzles))
+    assert (EXIT_USAGE, False) == (result.exit_code, out.exists())
