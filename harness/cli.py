@@ -278,6 +278,8 @@ def run(
             )
     except SudokuError as exc:  # a CSV that cannot be resumed: found before anything runs
         raise UserError(str(exc)) from None
+    except OSError as exc:  # cannot write the CSV or its metadata (rows so far are kept)
+        raise UserError(f"cannot write {exc.filename or config.out}: {exc.strerror}") from None
     except KeyboardInterrupt as stop:
         click.echo(
             f"\ninterrupted; the rows so far are in {config.out}; "

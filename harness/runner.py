@@ -193,6 +193,7 @@ def run(
     """
     if config.resume and config.out.exists():  # before anything is written
         check_resumable(config.out, config.limit)
+    config.out.parent.mkdir(parents=True, exist_ok=True)
     meta_path = provenance.meta_path_for(config.out)
     result = RunResult(config.out, meta_path)
     native = [name for c in config.backends for name in c.cls.native_counters]

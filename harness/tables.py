@@ -67,6 +67,7 @@ def summary(frame: pd.DataFrame, by: Sequence[str] = ("backend", "dataset")) -> 
                 "solved": f"{int(solved.sum())}/{len(group)}",
                 "unsat": int((status == Status.UNSAT.value).sum()),
                 "timeouts": int((status == Status.TIMEOUT.value).sum()),
+                "unknown": int((status == Status.UNKNOWN.value).sum()),
                 "errors": int(status.isin([Status.ERROR.value, Status.MEMOUT.value]).sum()),
                 "wrong": int((status == Status.WRONG.value).sum()),
                 "unavailable": int((status == Status.UNAVAILABLE.value).sum()),

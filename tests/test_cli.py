@@ -158,3 +158,11 @@ def test_unreadable_baseline_fails_before_the_run(puzzles: Path, tmp_path: Path)
     out = tmp_path / "r.csv"
     result = invoke("run", "-q", "--baseline", str(other), "--out", str(out), str(puzzles))
     assert (EXIT_USAGE, False) == (result.exit_code, out.exists())
+
+
+def test_out_that_cannot_be_written_is_one_line(puzzles: Path, tmp_path: Path) -> None:
+    """--out below a plain file: one line saying what cannot be written, exit 2."""
+    blocker = tmp_path / "plain-file"
+    blocker.write_text("")
+    result = invoke("run", "-q", "--out", str(blocker / "r.csv"), str(puzzles))
+    assert (EXIT_USAGE, True) == (result.exit_code, "harness: error: cannot write" in result.output)
