@@ -104,8 +104,11 @@ def counter_columns(frame: pd.DataFrame) -> list[str]:
 
 
 def _fmt(value: float) -> str:
+    """A figure for the table: whole numbers (counters) exactly, others to 4 digits."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
+    if float(value).is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}"  # a counter change of 1 must show
     return f"{value:.4g}"
 
 

@@ -124,3 +124,12 @@ def test_check_cli_exit_code_and_markdown(tmp_path: Path) -> None:
         main, ["check", str(tmp_path / "old.csv"), str(tmp_path / "new.csv")]
     )
     assert (2, True) == (result.exit_code, "| backend | dataset | check |" in result.output)
+
+
+def test_a_one_node_change_shows_in_the_table() -> None:
+    """Counter totals are printed exactly, so a change of one node is visible."""
+    times = base_times()
+    new_nodes = [12345] * 39 + [12346]
+    result = gate.compare(frame(times, [12345] * 40), frame(times, new_nodes))
+    line = next(x for x in result.markdown().splitlines() if "| nodes |" in x)
+    assert (gate.EXIT_REGRESSION, True) == (result.exit_code, "493,800 | total 493,801" in line)
