@@ -14,7 +14,8 @@ Rules, applied per backend x dataset, in this order:
    runs, so the paired test is the right one; a Mann-Whitney U test would ignore the pairing)
    gives p < ``alpha`` (default 0.01). Small wobbles pass (exit 1 otherwise).
 
-With ``--repeat`` the repeats of a puzzle are first reduced to their median.
+With ``--repeat`` the repeats of a puzzle are first reduced to their median. Datasets match
+by file name when that is unambiguous (see :func:`same_dataset_names`).
 """
 
 from __future__ import annotations
@@ -112,6 +113,31 @@ def _fmt(value: float) -> str:
     return f"{value:.4g}"
 
 
+def same_dataset_names(
+    baseline: pd.DataFrame, new: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both runs with datasets named by file name alone, when that names them uniquely.
+
+    A dataset is recorded as the path given on the command line, so the same file run as
+    ``datasets/easy.txt`` and as ``/ci/checkout/datasets/easy.txt`` would not match, and a
+    CI job started elsewhere would see every backend "missing". Puzzles still pair by their
+    text and line. When two different paths of one run share a file name, paths are kept.
+    """
+
+    def names(frame: pd.DataFrame) -> dict[str, str] | None:
+        paths = frame["dataset"].dropna().astype(str).unique()
+        short = {p: Path(p).name or p for p in paths}
+        return short if len(set(short.values())) == len(short) else None
+
+    old_names, new_names = names(baseline), names(new)
+    if old_names is None or new_names is None:
+        return baseline, new
+    return (
+        baseline.assign(dataset=baseline["dataset"].map(old_names)),
+        new.assign(dataset=new["dataset"].map(new_names)),
+    )
+
+
 def compare(
     baseline: pd.DataFrame,
     new: pd.DataFrame,
@@ -130,6 +156,7 @@ def compare(
 
     known = deterministic or {}
     result = GateResult()
+    baseline, new = same_dataset_names(baseline, new)
     old_p, new_p = tables.per_puzzle(baseline), tables.per_puzzle(new)
     groups = sorted(
         set(map(tuple, old_p[["backend", "dataset"]].drop_duplicates().values))

@@ -133,3 +133,11 @@ def test_a_one_node_change_shows_in_the_table() -> None:
     result = gate.compare(frame(times, [12345] * 40), frame(times, new_nodes))
     line = next(x for x in result.markdown().splitlines() if "| nodes |" in x)
     assert (gate.EXIT_REGRESSION, True) == (result.exit_code, "493,800 | total 493,801" in line)
+
+
+def test_same_file_under_another_path_still_pairs() -> None:
+    """A baseline made on datasets/d.txt gates a run made on /ci/checkout/datasets/d.txt."""
+    times = base_times()
+    old = frame(times, [10] * 40).assign(dataset="datasets/d.txt")
+    new = frame(times, [10] * 40).assign(dataset="/ci/checkout/datasets/d.txt")
+    assert gate.EXIT_OK == gate.compare(old, new).exit_code
