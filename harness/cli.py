@@ -15,6 +15,7 @@ Exit codes (``harness run``):
 from __future__ import annotations
 
 import gc
+import os
 import signal
 import sys
 import time
@@ -102,13 +103,22 @@ def main() -> None:
     """Compare Sudoku solvers: run them over puzzle files, check and time every answer."""
 
 
+def distinct_files(files: Sequence[str]) -> list[str]:
+    """``files`` with any file named twice (even by another path) kept once, first name
+    first: each puzzle is measured once per backend and repeat."""
+    seen: dict[str, str] = {}
+    for path in files:
+        seen.setdefault(path if path == "-" else os.path.realpath(path), path)
+    return list(seen.values())
+
+
 def load_records(
     files: Sequence[str], skip_invalid: bool, max_bad: int
 ) -> tuple[list[PuzzleRecord], list[BadLine]]:
     """Read every file; bad lines stop the run unless ``skip_invalid``."""
     records: list[PuzzleRecord] = []
     bad: list[BadLine] = []
-    for path in files:
+    for path in distinct_files(files):
         try:
             result = read_puzzles(path)
         except SudokuError as exc:
@@ -261,7 +271,7 @@ def run(
         seed=seed,
         resume=resume,
         skipped=bad,
-        datasets=list(dict.fromkeys(files)),
+        datasets=distinct_files(files),
     )
     total = runner.total_steps(records, config)
     previous = {signum: signal.signal(signum, _terminate) for signum in STOP_SIGNALS}

@@ -166,3 +166,11 @@ def test_out_that_cannot_be_written_is_one_line(puzzles: Path, tmp_path: Path) -
     blocker.write_text("")
     result = invoke("run", "-q", "--out", str(blocker / "r.csv"), str(puzzles))
     assert (EXIT_USAGE, True) == (result.exit_code, "harness: error: cannot write" in result.output)
+
+
+def test_a_file_named_twice_is_measured_once(puzzles: Path, tmp_path: Path) -> None:
+    """The same file given twice, by two paths: one row per puzzle."""
+    out = tmp_path / "r.csv"
+    again = puzzles.parent / "." / puzzles.name
+    result = invoke("run", "-q", "-b", "mrv", "--out", str(out), str(puzzles), str(again))
+    assert (0, 2) == (result.exit_code, len(read_rows(out)[1]))
