@@ -98,13 +98,19 @@ def _base_row(record: PuzzleRecord, spec: str, repeat: int, config: RunConfig) -
 
 
 def judge(
-    record: PuzzleRecord, outcome: dict[str, Any], limit: int, timeout: float | None = None
+    record: PuzzleRecord,
+    outcome: dict[str, Any],
+    limit: int,
+    timeout: float | None = None,
+    memory_limit_mib: float | None = None,
 ) -> dict[str, Any]:
     """Check an outcome independently; return the row fields.
 
     A refused answer becomes WRONG, whenever it came. A right answer that came after
     ``timeout`` (encode + solve; the worker is killed only a grace period later) becomes
-    TIMEOUT: it would not have counted in a run with that limit.
+    TIMEOUT, and one whose solve peaked above ``memory_limit_mib`` becomes MEMOUT (the
+    parent samples memory every 50 ms, so a short solve can pass the limit unseen; its
+    measured peak cannot): neither would have counted in a run with those limits.
     """
     fields = {k: v for k, v in outcome.items() if k != "native"}
     fields.update(outcome.get("native", {}))
@@ -135,6 +141,16 @@ def judge(
     elif status in (Status.SOLVED, Status.UNSAT) and timeout is not None and spent > timeout:
         fields["status"] = Status.TIMEOUT
         fields["message"] = f"answered {status} after {spent:.3f} s, over the {timeout} s timeout"
+    elif (
+        status in (Status.SOLVED, Status.UNSAT)
+        and memory_limit_mib is not None
+        and (outcome.get("peak_rss_mib") or 0) > memory_limit_mib
+    ):
+        fields["status"] = Status.MEMOUT
+        fields["message"] = (
+            f"{status}, but the solve peaked at {outcome['peak_rss_mib']:.0f} MiB, "
+            f"over the {memory_limit_mib:.0f} MiB limit"
+        )
     else:
         fields["status"] = status
     return fields
@@ -263,7 +279,9 @@ def run(
                 if warmup:
                     continue
                 row = _base_row(record, task.backend, repeat, config)
-                row.update(judge(record, outcome, config.limit, config.timeout))
+                row.update(
+                    judge(record, outcome, config.limit, config.timeout, config.memory_limit_mib)
+                )
                 writer.write(row)
                 if progress:
                     progress(1)

@@ -103,6 +103,13 @@ def test_wrong_grid_is_wrong(tmp_path: Path, fake_backends: dict) -> None:
     assert ("WRONG", "r1c1 changes the given 2 to 1") == (row["status"], row["message"])
 
 
+def test_short_solve_over_the_memory_limit_is_memout(tmp_path: Path, fake_backends: dict) -> None:
+    """A solve too short to be sampled, but whose measured peak passes the limit, is MEMOUT."""
+    result = runner.run(records(1), config(tmp_path, "counting", memory_limit_mib=1))
+    row = read_rows(result.csv_path)[1][0]
+    assert ("MEMOUT", "SOLVED, but the solve peaked at") == (row["status"], row["message"][:31])
+
+
 def test_memory_hog_is_memout(tmp_path: Path, fake_backends: dict) -> None:
     """A backend that allocates without end is stopped as MEMOUT."""
     cfg = config(tmp_path, "hog", timeout=20, memory_limit_mib=300)
