@@ -15,14 +15,17 @@ limit           solutions asked for: 1 = find one, 2 = prove uniqueness
 jobs            worker processes that ran in parallel (it changes timings)
 status          SOLVED, UNSAT, TIMEOUT, UNKNOWN, WRONG, ERROR, MEMOUT or UNAVAILABLE
 solutions       solutions found under the limit (empty when unknown)
-solution        the first solution, canonical one-line text (empty if none)
+solution        the first solution, canonical one-line text (empty if none; ``?`` marks a
+                cell of a refused answer that holds no digit)
 encode_s        wall seconds (``perf_counter``) of the backend's encode step
-solve_s         wall seconds of the backend's solve step (search and decoding)
+solve_s         wall seconds of the backend's solve step (search and decoding); for a
+                row whose worker the parent killed, the time it ran
 encode_cpu_s    CPU seconds (``process_time``, worker process) of encode
 solve_cpu_s     CPU seconds of solve
 check_s         wall seconds of the independent check, done in the harness process
-wall_s          wall seconds from handing the task to a worker to getting its answer;
-                for TIMEOUT and MEMOUT rows, the time the solve ran before it was killed
+wall_s          wall seconds of the whole task in the worker (encode, solve and the work
+                around them; the untimed warm-up excluded); for a row whose worker the
+                parent killed or lost, the time from the task's start to that moment
 peak_rss_mib    the worker's peak resident memory during this solve, MiB
 nodes           search nodes (see backends/base.py); empty when the backend cannot count
 guesses         branch points with more than one candidate; empty when not counted
