@@ -248,6 +248,13 @@ def run(
                 "recorded as UNAVAILABLE",
                 err=True,
             )
+    cores = os.cpu_count() or 1
+    if jobs >= cores and not quiet:
+        click.echo(
+            f"note: --jobs {jobs} on {cores} core(s): workers share the CPUs with each other "
+            "and with the harness, so times are higher than with fewer jobs (recorded per row)",
+            err=True,
+        )
     if resume and out is None:
         raise UserError("--resume needs --out naming the CSV to complete")
     if out is not None and out.exists() and not resume:
