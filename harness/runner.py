@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -168,21 +168,19 @@ def grid_text(n: int, cells: Sequence[int]) -> str:
 
 def plan(
     records: Sequence[PuzzleRecord], config: RunConfig
-) -> list[tuple[PuzzleRecord, str, int, bool]]:
+) -> Iterator[tuple[PuzzleRecord, str, int, bool]]:
     """Every (record, backend spec, repeat, is_warmup) in run order."""
     rng = random.Random(config.seed)
     runnable = [c for c in config.backends if c.unavailable is None]
-    order: list[tuple[PuzzleRecord, str, int, bool]] = []
     for record in records:
         box = record.puzzle.box
         specs = [c.spec for c in runnable if box <= c.cls.max_box]
         if config.repeat > 1:
-            order.extend((record, spec, -1, True) for spec in specs)
+            yield from ((record, spec, -1, True) for spec in specs)
         for repeat in range(config.repeat):
             shuffled = list(specs)
             rng.shuffle(shuffled)
-            order.extend((record, spec, repeat, False) for spec in shuffled)
-    return order
+            yield from ((record, spec, repeat, False) for spec in shuffled)
 
 
 def unsupported_reason(choice: BackendChoice, record: PuzzleRecord) -> str | None:
@@ -262,19 +260,21 @@ def run(
                     writer.write(row)
                 if progress:
                     progress(config.repeat)
-        todo = []
         done = writer.done
-        for record, spec, repeat, warmup in plan(records, config):
-            if done and not warmup and row_key(_base_row(record, spec, repeat, config)) in done:
-                if progress:
-                    progress(1)
-                continue
-            tag = (record, repeat, warmup)
-            todo.append(Task(spec, record.puzzle, config.limit, config.timeout, tag))
+
+        def todo() -> Iterator[Task]:  # drawn as workers need tasks: solving starts at once
+            for record, spec, repeat, warmup in plan(records, config):
+                if done and not warmup and row_key(_base_row(record, spec, repeat, config)) in done:
+                    if progress:
+                        progress(1)
+                    continue
+                tag = (record, repeat, warmup)
+                yield Task(spec, record.puzzle, config.limit, config.timeout, tag)
+
         with WorkerPool(config.jobs, config.memory_limit_mib) as pool:
             if background_imports:
                 import_in_background(*background_imports)
-            for task, outcome in pool.run(todo):
+            for task, outcome in pool.run(todo()):
                 record, repeat, warmup = task.tag
                 if warmup:
                     continue

@@ -453,6 +453,33 @@ class _Worker:
                 end.close()
 
 
+class _Feed:
+    """The tasks still to send: those a killed worker gave back first, then the caller's
+    iterable, drawn from only as workers need tasks."""
+
+    def __init__(self, tasks: Iterable[Task]) -> None:
+        self._front: deque[Task] = deque()
+        self._source = iter(tasks)
+
+    def __bool__(self) -> bool:
+        if not self._front:
+            task = next(self._source, None)
+            if task is None:
+                return False
+            self._front.append(task)
+        return True
+
+    def take(self, count: int) -> list[Task]:
+        taken: list[Task] = []
+        while len(taken) < count and self:
+            taken.append(self._front.popleft())
+        return taken
+
+    def give_back(self, tasks: Iterable[Task]) -> None:
+        """Put ``tasks`` (in their order) before every other task still to send."""
+        self._front.extendleft(reversed(list(tasks)))
+
+
 class WorkerPool:
     """``jobs`` worker processes; :meth:`run` yields ``(task, outcome)`` as solves finish.
 
@@ -487,20 +514,25 @@ class WorkerPool:
                 worker.stop()
         self._workers = []
 
-    def _replace(self, worker: _Worker, pending: deque[Task]) -> None:
+    def _replace(self, worker: _Worker, pending: _Feed) -> None:
         """Kill ``worker``; its queued tasks (all but the head) go back to the front."""
         worker.kill()
         worker.inflight.popleft()
-        pending.extendleft(reversed(worker.inflight))
+        pending.give_back(worker.inflight)
         self._workers[self._workers.index(worker)] = _Worker(self._ctx)
 
-    def _refill(self, worker: _Worker, pending: deque[Task]) -> None:
-        wanted = min(worker.depth(self.depth) - len(worker.inflight), len(pending))
-        if wanted > 0:
-            worker.send([pending.popleft() for _ in range(wanted)])
+    def _refill(self, worker: _Worker, pending: _Feed) -> None:
+        tasks = pending.take(worker.depth(self.depth) - len(worker.inflight))
+        if tasks:
+            worker.send(tasks)
 
     def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
-        pending = deque(tasks)
+        """Run ``tasks``; yield each with its outcome as it finishes.
+
+        ``tasks`` is drawn only as workers need more, so a generator lets the first solves
+        start while the rest are still being built.
+        """
+        pending = _Feed(tasks)
         if not self._workers:
             self.__enter__()
         while pending or any(w.inflight for w in self._workers):
@@ -541,9 +573,7 @@ class WorkerPool:
                         message = f"killed at {rss:.0f} MiB > limit {self.memory_limit_mib:.0f}"
                         yield task, _killed(Status.MEMOUT, message, elapsed, rss)
 
-    def _answers(
-        self, worker: _Worker, pending: deque[Task]
-    ) -> Iterator[tuple[Task, dict[str, Any]]]:
+    def _answers(self, worker: _Worker, pending: _Feed) -> Iterator[tuple[Task, dict[str, Any]]]:
         """Every answer waiting in ``worker``'s pipe; a dead worker's head task is ERROR."""
         while worker.inflight:
             task = worker.inflight[0]
