@@ -52,8 +52,16 @@ def _is_native(frame: pd.DataFrame, column: str) -> bool:
     return column not in BASE_COLUMNS and pd.api.types.is_numeric_dtype(frame[column])
 
 
-def summary(frame: pd.DataFrame, by: Sequence[str] = ("backend", "dataset")) -> pd.DataFrame:
-    """The comparison table: one row per group (default backend x dataset)."""
+def grouping(frame: pd.DataFrame) -> tuple[str, ...]:
+    """backend x dataset, and grid size too when a dataset mixes sizes: a median over 4x4
+    and 25x25 puzzles together would describe neither."""
+    mixed = "size" in frame and (frame.groupby("dataset")["size"].nunique() > 1).any()
+    return ("backend", "dataset", "size") if mixed else ("backend", "dataset")
+
+
+def summary(frame: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
+    """The comparison table: one row per group (default :func:`grouping`)."""
+    by = grouping(frame) if by is None else by
     puzzles = per_puzzle(frame)
     rows = []
     for key, group in puzzles.groupby(list(by), sort=True, dropna=False):
@@ -108,7 +116,7 @@ def native_summary(frame: pd.DataFrame) -> pd.DataFrame:
     if not native:
         return pd.DataFrame()
     answered = puzzles[puzzles["status"].isin(ANSWERED)]
-    table = answered.groupby(["backend", "dataset"])[native].median()
+    table = answered.groupby(list(grouping(frame)))[native].median()
     return table.dropna(axis=0, how="all").dropna(axis=1, how="all").reset_index()
 
 

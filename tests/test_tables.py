@@ -103,3 +103,10 @@ def test_summary_by_tier_follows_the_given_order() -> None:
     frame = pd.DataFrame([row(1, "SOLVED", 0.001), row(2, "SOLVED", 0.002), row(3, "SOLVED", 1.0)])
     table = tables.summary_by_tier(frame, {"p1": "hard", "p2": "easy"}, ["easy", "hard"])
     assert ["easy", "hard", "unrated"] == list(table["tier"])
+
+
+def test_a_dataset_of_mixed_sizes_gets_a_row_per_size() -> None:
+    """A 4x4 and a 25x25 puzzle of one file are summarised apart, not in one median."""
+    frame = pd.DataFrame([row(1, "SOLVED", 0.001, size=4), row(2, "SOLVED", 0.5, size=25)])
+    table = tables.summary(frame)
+    assert ([4, 25], [1.0, 500.0]) == (list(table["size"]), list(table["median_ms"]))
