@@ -30,6 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from common import DATASETS
+
 from backends import make_backend
 from backends.logic import LogicOutcome, fewest, run
 from backends.puzzle import Puzzle
@@ -37,8 +39,6 @@ from backends.strategies import LADDER, Board, Rule, ladder
 from harness.checker import check_solution
 from harness.generate import GenerateOptions, generate
 from harness.rating import TIERS, rating_of
-
-DEFAULT_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 
 def solve_logic(puzzle: Puzzle, rules: Sequence[Rule]) -> tuple[int, int, float, LogicOutcome]:
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=1000, help="generated puzzles")
     parser.add_argument("--seed", type=int, default=2024, help="generator seed")
     parser.add_argument("--jobs", type=int, default=2, help="generator processes")
-    parser.add_argument("--datasets", type=Path, default=DEFAULT_DATASETS, help="public sets")
+    parser.add_argument("--datasets", type=Path, default=DATASETS, help="public sets")
     args = parser.parse_args(argv)
     public(args.datasets)
     generated(args.count, args.seed, args.jobs)

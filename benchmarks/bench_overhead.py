@@ -41,9 +41,9 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from common import DATASETS
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "datasets"
 FASTEST = "norvig:pairs=true,locked=root"
 
 
@@ -65,7 +65,7 @@ def variant(text: str, rng: random.Random) -> str:
 def build(count: int, seed: int) -> list[str]:
     sources = []
     for name in ("norvig-top95.txt", "norvig-hardest.txt", "norvig-easy50.txt"):
-        sources += [line.strip() for line in (SHARED / name).read_text().splitlines() if line]
+        sources += [line.strip() for line in (DATASETS / name).read_text().splitlines() if line]
     rng = random.Random(seed)
     seen: set[str] = set()
     out: list[str] = []
@@ -101,8 +101,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    if not SHARED.is_dir():
-        print(f"public datasets absent: {SHARED} not found", file=sys.stderr)
+    if not DATASETS.is_dir():
+        print(f"public datasets absent: {DATASETS} not found", file=sys.stderr)
         return 2
     if args.count < 1000:
         parser.error("--count must be at least 1000 (the issue's minimum)")

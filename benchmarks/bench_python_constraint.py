@@ -30,8 +30,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from common import DATASETS
+
 ROOT = Path(__file__).resolve().parents[1]
-DATASETS = ROOT.parent / "shared" / "datasets"
 SETS: dict[str, tuple[str, int]] = {
     "hardest": ("norvig-hardest.txt", 11),
     "top95": ("norvig-top95.txt", 20),

@@ -42,12 +42,12 @@ PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 
 import pandas as pd  # noqa: E402
+from common import DATASETS  # noqa: E402
 
 from backends import make_backend  # noqa: E402
 from harness import tables  # noqa: E402
 
-SHARED = PROJECT.parent / "shared" / "datasets"
-TOP95 = SHARED / "norvig-top95.txt"
+TOP95 = DATASETS / "norvig-top95.txt"
 #: The puzzle of seed 000's write-up.
 SEED_000 = "000060080020000000001000000070000102500030000000000400004201000300700600000000050"
 #: The puzzle in seed 002's script.

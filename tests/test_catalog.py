@@ -15,8 +15,7 @@ from harness.catalog import (
     summarise,
 )
 from harness.readers import PuzzleRecord, read_puzzles
-
-DATASETS = Path(__file__).resolve().parents[1] / "datasets"
+from tests.puzzles import PROJECT_DATASETS
 
 UNIQUE_4X4 = "14..3...4..1...."
 TWO_4X4 = ".4..3...4..1...."
@@ -85,10 +84,10 @@ def test_describe_shipped_names_every_fact(folder: Path) -> None:
 
 def test_shipped_sets_match_their_solution_claims() -> None:
     """dlx finds every shipped puzzle unique, except multi.txt (2+) and unsolvable.txt (none)."""
-    found = {d.name: d.found for d in shipped_datasets(DATASETS, rate=None)}
+    found = {d.name: d.found for d in shipped_datasets(PROJECT_DATASETS, rate=None)}
     expected = {
         path.name: {"unique": len(read_puzzles(str(path)).records)}
-        for path in DATASETS.glob("*.txt")
+        for path in PROJECT_DATASETS.glob("*.txt")
     }
     expected.update({"multi.txt": {"2+": 5}, "unsolvable.txt": {"none": 5}})
     assert expected == found
@@ -96,7 +95,7 @@ def test_shipped_sets_match_their_solution_claims() -> None:
 
 def test_shipped_sets_read_cleanly_and_name_their_command() -> None:
     """Every shipped file has no bad line and a reproduce command in its header."""
-    summaries = shipped_datasets(DATASETS, rate=None, count=None)
+    summaries = shipped_datasets(PROJECT_DATASETS, rate=None, count=None)
     assert [] == [d.name for d in summaries if d.bad_lines or not d.command]
 
 
@@ -111,7 +110,7 @@ def test_cli_datasets_lists_shipped_and_public() -> None:
     """`harness datasets --no-rate` names every shipped file with its count, and each public set."""
     result = CliRunner().invoke(cli.main, ["datasets", "--no-rate"])
     assert 0 == result.exit_code, result.output
-    for path in sorted(DATASETS.glob("*.txt")):
+    for path in sorted(PROJECT_DATASETS.glob("*.txt")):
         count = len(read_puzzles(str(path)).records)
         assert f"{path.name}: {count} puzzles" in result.output
     for name in ("top95", "17-clue", "top1465", "hardest", "Kaggle"):

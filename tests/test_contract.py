@@ -19,7 +19,6 @@ from harness.readers import PuzzleRecord, read_puzzles
 from harness.results import read_rows
 from tests.puzzles import shipped
 
-DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 NAMES = sorted(REGISTRY)
 #: Norvig's "impossible" puzzle: no solution, and hard to prove: a search can run for minutes.
 IMPOSSIBLE = ".....5.8....6.1.43..........1.5........1.6...3.......553.....61........4........."

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 
@@ -21,8 +20,6 @@ from tests.puzzles import (
     public_set,
     shipped,
 )
-
-SHIPPED = Path(__file__).resolve().parents[1] / "datasets"
 
 # Norvig's "impossible" puzzle: consistent givens, no solution.
 IMPOSSIBLE = ".....5.8....6.1.43..........1.5........1.6...3.......553.....61........4........."

@@ -38,8 +38,8 @@ from harness.generate import (
 )
 from harness.rating import rate
 from harness.readers import read_puzzles
+from tests.puzzles import PROJECT_DATASETS
 
-DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 #: Shipped files whose every puzzle has exactly one solution.
 UNIQUE_SETS = [
     "hard95.txt",
@@ -82,13 +82,13 @@ def _private_count(puzzle: Puzzle, limit: int = 2) -> int:
 
 def _puzzles(name: str) -> list[Puzzle]:
     """The puzzles of a shipped dataset file, skipping ``#`` comments and blank lines."""
-    lines = (DATASETS / name).read_text(encoding="utf-8").splitlines()
+    lines = (PROJECT_DATASETS / name).read_text(encoding="utf-8").splitlines()
     texts = [line.partition(":")[0] for line in lines if line.strip() and line[0] != "#"]
     return [Puzzle.parse(text) for text in texts]
 
 
 def _header(name: str) -> list[str]:
-    lines = (DATASETS / name).read_text(encoding="utf-8").splitlines()
+    lines = (PROJECT_DATASETS / name).read_text(encoding="utf-8").splitlines()
     return [line for line in lines if line.startswith("#")]
 
 
@@ -592,14 +592,16 @@ def test_easy_file_regenerates_from_its_header(tmp_path: Path) -> None:
     out = tmp_path / "easy.txt"
     result = CliRunner().invoke(cli.main, [*args, "--jobs", "2", "--quiet", "--out", str(out)])
     assert 0 == result.exit_code, result.output
-    assert (DATASETS / "easy.txt").read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
+    assert (PROJECT_DATASETS / "easy.txt").read_text(encoding="utf-8") == out.read_text(
+        encoding="utf-8"
+    )
 
 
 @pytest.mark.parametrize("name", ALL_SETS)
 def test_datasets_say_how_they_were_made(name: str) -> None:
     """Each shipped dataset starts with comment lines, one giving the command that made it."""
     header = _header(name)
-    assert (DATASETS / name).read_text(encoding="utf-8").startswith("#")
+    assert (PROJECT_DATASETS / name).read_text(encoding="utf-8").startswith("#")
     assert 1 == sum("reproduce: " in line for line in header)
     assert any(
         "harness generate" in line or "python -m harness.generate" in line for line in header
@@ -609,7 +611,7 @@ def test_datasets_say_how_they_were_made(name: str) -> None:
 @pytest.mark.parametrize("name", ALL_SETS)
 def test_datasets_read_cleanly_with_the_harness_reader(name: str) -> None:
     """harness.readers reads each shipped dataset whole: same puzzles, no bad lines."""
-    result = read_puzzles(str(DATASETS / name))
+    result = read_puzzles(str(PROJECT_DATASETS / name))
     assert [] == list(result.bad)
     assert _puzzles(name) == [record.puzzle for record in result.records]
 

@@ -16,10 +16,9 @@ from harness import runner
 from harness.checker import check_solution
 from harness.readers import PuzzleRecord
 from harness.results import read_rows
-from tests.puzzles import shipped
+from tests.puzzles import SHARED_DATASETS, shipped
 
 PROJECT = Path(__file__).resolve().parents[1]
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 # Norvig's easy50, puzzle 1.
 EASY = "003020600900305001001806400008102900700000008006708200002609500800203009005010300"
@@ -181,7 +180,7 @@ def test_variants_keep_the_contract_on_the_shipped_sets(spec: str) -> None:
 
 def test_solves_norvig_hardest() -> None:
     """Every puzzle of Norvig's hardest is solved and checked (plain backtracking copes)."""
-    path = DATASETS / "norvig-hardest.txt"
+    path = SHARED_DATASETS / "norvig-hardest.txt"
     if not path.is_file():
         pytest.skip(f"public dataset {path} is absent (needs /work/shared/datasets)")
     puzzles = [Puzzle.parse(line) for line in path.read_text().split()]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import types
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +11,7 @@ from backends.base import SolveResult, Status
 from backends.errors import BackendOptionError, UnknownStatusError
 from backends.puzzle import Grid, Puzzle
 from backends.python_constraint import SOLVERS, PythonConstraintBackend, _translate
-
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+from tests.puzzles import SHARED_DATASETS
 
 pytestmark = pytest.mark.skipif(
     PythonConstraintBackend.available() is not None,
@@ -79,10 +77,14 @@ def test_solves_16x16() -> None:
     assert True is is_solution_of(Puzzle.parse(SIXTEEN), result.solution)
 
 
-@pytest.mark.skipif(not DATASETS.is_dir(), reason=f"public datasets absent: {DATASETS}")
+@pytest.mark.skipif(
+    not SHARED_DATASETS.is_dir(), reason=f"public datasets absent: {SHARED_DATASETS}"
+)
 def test_solves_norvig_hardest() -> None:
     """Every puzzle of Norvig's hardest is solved correctly by the default solver."""
-    puzzles = [Puzzle.parse(line) for line in (DATASETS / "norvig-hardest.txt").read_text().split()]
+    puzzles = [
+        Puzzle.parse(line) for line in (SHARED_DATASETS / "norvig-hardest.txt").read_text().split()
+    ]
     backend = PythonConstraintBackend()
     results = [backend.solve(backend.encode(p)) for p in puzzles]
     assert 11 == len(puzzles)

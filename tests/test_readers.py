@@ -24,9 +24,9 @@ from harness.readers import (
     read_puzzles,
     read_text,
 )
+from tests.puzzles import SHARED_DATASETS
 
 DATA = Path(__file__).parent / "data" / "readers"
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 
 def solved_grid(box: int, relabel: str | None = None) -> str:
@@ -651,9 +651,9 @@ def test_many_lines_cross_batches() -> None:
 )
 def test_public_datasets(name: str, count: int) -> None:
     """Each public Norvig set reads completely, with no bad line."""
-    if not SHARED.is_dir():
-        pytest.skip(f"public datasets folder {SHARED} is absent")
-    result = read_puzzles(str(SHARED / name))
+    if not SHARED_DATASETS.is_dir():
+        pytest.skip(f"public datasets folder {SHARED_DATASETS} is absent")
+    result = read_puzzles(str(SHARED_DATASETS / name))
     assert (count, ()) == (len(result.records), result.bad)
 
 
