@@ -261,9 +261,7 @@ def run(
         raise UserError(f"{out} exists; pass --resume to complete it, or choose another --out")
     if baseline is not None:  # a baseline the gate cannot read fails now, not after the run
         try:
-            results.require_columns(baseline, results.read_rows(baseline)[0])
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UserError(f"{baseline}: cannot read the baseline: {exc}") from None
+            results.require_columns(baseline, results.read_results(baseline)[0])
         except SudokuError as exc:
             raise UserError(str(exc)) from None
     records, bad = load_records(files, skip_invalid, max_bad_lines)

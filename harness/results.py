@@ -93,25 +93,35 @@ def require_columns(path: Path | str, header: Iterable[str]) -> None:
         raise ResultsError(f"{path}: not a harness results CSV (no column {', '.join(missing)})")
 
 
-def check_resumable(path: Path, limit: int) -> None:
-    """Raise :class:`ResultsError` if ``path`` cannot be completed by a run with ``limit``.
+def read_results(path: Path | str) -> tuple[list[str], list[dict[str, str]]]:
+    """Header and rows of a results CSV (an empty file has neither).
 
-    It must be a results CSV, and its rows must have been measured under the same solution
-    limit: with another limit, the same key would mean another measurement.
+    Raises :class:`ResultsError`, naming the file, when it cannot be read or is not a
+    results CSV.
     """
     try:
-        header, rows = read_rows(path)
+        header, rows = read_rows(Path(path))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise ResultsError(f"{path}: cannot read it to resume: {exc}") from None
-    if not header:
-        return  # empty: nothing to keep
-    require_columns(path, header)
+        raise ResultsError(f"{path}: cannot read it: {exc}") from None
+    if header:
+        require_columns(path, header)
+    return header, rows
+
+
+def check_resumable(path: Path, limit: int) -> tuple[list[str], list[dict[str, str]]]:
+    """The header and rows of ``path``, which a run with ``limit`` is about to complete.
+
+    Raises :class:`ResultsError` unless it is a results CSV whose rows were measured under
+    the same solution limit: with another limit, the same key would mean another measurement.
+    """
+    header, rows = read_results(path)
     limits = sorted({row["limit"] for row in rows} - {str(limit)})
     if limits:
         raise ResultsError(
             f"{path}: its rows were measured with --limit-solutions {limits[0]}, "
             f"not {limit}; resume with the same limit or choose another --out"
         )
+    return header, rows
 
 
 Key = tuple[str, ...]
@@ -149,31 +159,32 @@ def read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
 class RowWriter:
     """Appends rows to a CSV, flushing each one, so an interrupted run leaves a valid file.
 
-    With ``resume=True`` an existing file is kept: a torn last line is cut off, and when the
-    new run needs columns the file lacks, the file is rewritten once (atomically) with the
-    wider header. Without resume an existing file is an error the caller must avoid.
+    ``existing`` is the header and rows already in the file (as :func:`check_resumable`
+    read them) when a run is resumed: they are kept, a torn last line is cut off, and when
+    the new run needs columns the file lacks, the file is rewritten once (atomically) with
+    the wider header. Without it the file is started afresh; overwriting an existing one is
+    an error the caller must avoid.
     """
 
-    def __init__(self, path: Path, columns: Sequence[str], resume: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        columns: Sequence[str],
+        existing: tuple[list[str], list[dict[str, str]]] | None = None,
+    ) -> None:
         self.path = path
-        self.done: set[Key] = set()
-        self.rows: list[dict[str, str]] = []  # every row of the file, as written
+        header, rows = existing if existing is not None else ([], [])
+        self.columns = header + [c for c in columns if c not in header]
+        self.rows: list[dict[str, str]] = rows  # every row of the file, as written
+        self.done: set[Key] = {row_key(r) for r in rows}
         path.parent.mkdir(parents=True, exist_ok=True)
-        if resume and path.exists() and path.stat().st_size:
-            header, rows = read_rows(path)
-            self.columns = header + [c for c in columns if c not in header]
-            self.done = {row_key(r) for r in rows}
-            self.rows = rows
-            if self.columns != header or not path.read_bytes().endswith(b"\n"):
-                _rewrite(path, self.columns, rows)
-            self._file = path.open("a", newline="", encoding="utf-8")
-            self._writer = csv.DictWriter(self._file, self.columns, extrasaction="raise")
-        else:
-            self.columns = list(columns)
-            self._file = path.open("w", newline="", encoding="utf-8")
-            self._writer = csv.DictWriter(self._file, self.columns, extrasaction="raise")
-            self._writer.writeheader()
-            self._file.flush()
+        if self.columns != header or not _ends_with_newline(path):
+            _rewrite(path, self.columns, rows)
+        self._open()
+
+    def _open(self) -> None:
+        self._file = self.path.open("a", newline="", encoding="utf-8")
+        self._writer = csv.DictWriter(self._file, self.columns, extrasaction="raise")
 
     def write(self, row: Mapping[str, Any]) -> None:
         text = {c: _format(row.get(c)) for c in self.columns}
@@ -192,8 +203,7 @@ class RowWriter:
         if changed:
             self._file.close()
             _rewrite(self.path, self.columns, self.rows)
-            self._file = self.path.open("a", newline="", encoding="utf-8")
-            self._writer = csv.DictWriter(self._file, self.columns, extrasaction="raise")
+            self._open()
         return changed
 
     def close(self) -> None:
@@ -204,6 +214,16 @@ class RowWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _ends_with_newline(path: Path) -> bool:
+    """Whether ``path`` exists and its last byte ends a line (no torn row to cut off)."""
+    try:
+        with path.open("rb") as f:
+            f.seek(-1, os.SEEK_END)
+            return f.read(1) == b"\n"
+    except OSError:  # absent, or empty (cannot seek before the start)
+        return False
 
 
 def _rewrite(path: Path, columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> None:

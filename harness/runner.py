@@ -205,8 +205,9 @@ def run(
     ``background_imports`` names modules the caller needs once the run is over; they load
     in a thread while the workers solve (see :func:`harness.worker.import_in_background`).
     """
-    if config.resume and config.out.exists():  # before anything is written
-        check_resumable(config.out, config.limit)
+    existing = None  # the rows a resumed run keeps, checked before anything is written
+    if config.resume and config.out.exists():
+        existing = check_resumable(config.out, config.limit)
     config.out.parent.mkdir(parents=True, exist_ok=True)
     meta_path = provenance.meta_path_for(config.out)
     result = RunResult(config.out, meta_path)
@@ -247,7 +248,7 @@ def run(
             meta["previous_session"] = "unreadable"
     provenance.write_json(meta_path, meta)
 
-    with RowWriter(config.out, columns_for(native), resume=config.resume) as writer:
+    with RowWriter(config.out, columns_for(native), existing) as writer:
         result.resumed = len(writer.done)
         for choice in config.backends:  # recorded, never dropped silently
             for record in records:
