@@ -11,9 +11,10 @@ core), which no in-process alarm can stop. A worker that dies by itself (segfaul
 ``os._exit``) gives an ERROR outcome naming the signal or exit code. A worker dies with the
 parent, even one killed by SIGKILL (Linux's ``PR_SET_PDEATHSIG``), so none is orphaned.
 
-Warm-up. Before its first task of a (backend, grid size), a worker builds the backend and
-solves an easy puzzle, untimed; it then sends a "ready" notice, and the parent starts that
-task's clock again. The warm-up has its own limit, :data:`WARMUP_TIMEOUT_S`.
+Warm-up. Before its first task of a (backend, grid size), a worker sends a "warming"
+notice, builds the backend and solves an easy puzzle, untimed, then sends a "ready" notice,
+and the parent starts that task's clock again. Until then the warm-up has its own limit,
+:data:`WARMUP_TIMEOUT_S`.
 
 Wire. Only plain data crosses the pipes: a batch of task tuples (backend spec, box side,
 cells as bytes, limit, timeout) goes in, one outcome dict per task comes back, sent before
@@ -51,7 +52,8 @@ from backends import make_backend
 from backends.base import Backend, SolveResult, Status
 from backends.puzzle import Puzzle
 
-_ERROR = Status.ERROR.value
+#: The worker's notices about a task's warm-up, sent before its outcome.
+WARMING, READY = "warming", "ready"
 perf_counter = time.perf_counter
 process_time = time.process_time
 
@@ -154,19 +156,16 @@ class _WorkerState:
         return backend
 
 
-def prepare(wire: tuple[str, int, bytes, int, float | None], state: _WorkerState) -> bool:
+def warm_up(wire: tuple[str, int, bytes, int, float | None], state: _WorkerState) -> None:
     """Build the task's backend and warm it up on an easy puzzle of the same size, once per
-    (spec, box) in this worker: imports, caches and tables load here, untimed. Returns
-    whether it did anything. Never raises: :func:`measure` reports a backend that fails.
+    (spec, box) in this worker: imports, caches and tables load here, untimed. Never raises:
+    :func:`measure` reports a backend that fails.
     """
     spec, box, _, limit, _ = wire
-    if (spec, box) in state.warmed:
-        return False
     state.warmed.add((spec, box))
     with contextlib.suppress(Exception):
         backend = state.backend(spec)
         backend.solve(backend.encode(warmup_puzzle(box)), limit=limit)
-    return True
 
 
 def measure(wire: tuple[str, int, bytes, int, float | None], state: _WorkerState) -> dict[str, Any]:
@@ -182,7 +181,7 @@ def measure(wire: tuple[str, int, bytes, int, float | None], state: _WorkerState
     with the exception in ``message``.
     """
     spec, box, cells, limit, timeout = wire
-    out: dict[str, Any] = {"status": _ERROR, "native": {}}
+    out: dict[str, Any] = {"status": Status.ERROR.value, "native": {}}
     begin = perf_counter()
     try:
         backend = state.backend(spec)
@@ -199,12 +198,12 @@ def measure(wire: tuple[str, int, bytes, int, float | None], state: _WorkerState
         out["solve_s"] = w2 - w1
         out["solve_cpu_s"] = c2 - c1
         out["peak_rss_mib"] = _peak_rss_mib()
-        if type(result) is not SolveResult and not isinstance(result, SolveResult):
+        if not isinstance(result, SolveResult):
             raise TypeError(f"solve() returned {type(result).__name__}, not SolveResult")
         native = result.native
-        if native and not native.keys() <= set(type(backend).native_counters):
-            undeclared = sorted(set(native) - set(type(backend).native_counters))
-            raise ValueError(f"native statistic {undeclared[0]!r} is not in native_counters")
+        undeclared = native.keys() - set(type(backend).native_counters)
+        if undeclared:
+            raise ValueError(f"native statistic {min(undeclared)!r} is not in native_counters")
         solution = result.solution
         out["status"] = result.status._value_
         out["solution"] = None if solution is None else _compact(solution)
@@ -270,8 +269,10 @@ def _worker_main(
             if batch is None:
                 return
             for wire in batch:  # one answer per task, sent before the next task starts
-                if prepare(wire, state):  # the task's clock starts now, in the parent too
-                    results.send(("ready", perf_counter()))
+                if (wire[0], wire[1]) not in state.warmed:  # the parent times it apart
+                    results.send((WARMING,))
+                    warm_up(wire, state)
+                    results.send((READY, perf_counter()))  # the task's clock starts now
                 results.send(measure(wire, state))
     except (EOFError, OSError):  # the parent has gone: nobody wants the answers
         return
@@ -337,8 +338,7 @@ class _Worker:
         child_tasks.close()
         child_results.close()
         self.inflight: deque[Task] = deque()
-        self.warms: deque[bool] = deque()  # beside inflight: will the worker warm up first?
-        self.warmed: set[tuple[str, int]] = set()  # mirrors the worker's own set
+        self.warming = False  # the head task is in its untimed warm-up (the worker said so)
         self.started = 0.0
         self.next_memory_check = 0.0
         self.mean_task_s: float | None = None  # running mean of this worker's task times
@@ -348,10 +348,6 @@ class _Worker:
         if not self.inflight:
             self._head_started(time.perf_counter())
         self.inflight.extend(tasks)
-        for task in tasks:
-            key = (task.backend, task.puzzle.box)
-            self.warms.append(key not in self.warmed)
-            self.warmed.add(key)
         # a dead worker: the pool sees EOF on its results and requeues these tasks
         with contextlib.suppress(OSError):
             self.tasks.send([task.wire() for task in tasks])
@@ -379,7 +375,7 @@ class _Worker:
         clock in every process); None means now.
         """
         task = self.inflight.popleft()
-        self.warms.popleft()
+        self.warming = False
         if self.inflight:
             now = time.perf_counter()
             self._head_started(now if done_at is None else min(max(done_at, self.started), now))
@@ -387,12 +383,8 @@ class _Worker:
 
     def restart(self, at: float) -> None:
         """The head task's clock starts again at ``at`` (after the worker's warm-up)."""
-        self.warms[0] = False
+        self.warming = False
         self._head_started(min(max(at, self.started), time.perf_counter()))
-
-    def warming(self) -> bool:
-        """Whether the head task is still in its untimed warm-up."""
-        return bool(self.warms) and self.warms[0]
 
     def quick(self) -> bool:
         """Whether this worker's tasks are short enough to collect by polling."""
@@ -402,7 +394,7 @@ class _Worker:
         timeout = self.inflight[0].timeout
         if timeout is None:
             return None
-        if self.warming():
+        if self.warming:
             return self.started + max(timeout, WARMUP_TIMEOUT_S)
         return self.started + timeout + kill_grace(timeout)
 
@@ -561,7 +553,7 @@ class WorkerPool:
                 elapsed = now - worker.started
                 deadline = worker.deadline()
                 if deadline is not None and now >= deadline:
-                    during = " during the warm-up" if worker.warming() else ""
+                    during = " during the warm-up" if worker.warming else ""
                     self._replace(worker, pending)
                     message = f"killed{during} after {elapsed:.3f} s"
                     yield task, _killed(Status.TIMEOUT, message, elapsed)
@@ -579,8 +571,11 @@ class WorkerPool:
             task = worker.inflight[0]
             try:
                 outcome = worker.results.recv()
-                if type(outcome) is tuple:  # ("ready", t): warmed up, the timed part starts
-                    worker.restart(outcome[1])
+                if type(outcome) is tuple:  # a notice about the head task's warm-up
+                    if outcome[0] == WARMING:
+                        worker.warming = True
+                    else:  # (READY, t): warmed up, the timed part starts at t
+                        worker.restart(outcome[1])
                     if not worker.results.poll():
                         return
                     continue
