@@ -134,21 +134,19 @@ def judge(
                 f"found {found} solution(s) under limit {limit}, "
                 f"the file says {record.expected_count}"
             )
+    answered = status in (Status.SOLVED, Status.UNSAT)
     spent = (outcome.get("encode_s") or 0.0) + (outcome.get("solve_s") or 0.0)
+    peak = outcome.get("peak_rss_mib") or 0.0
     if reason is not None:
         fields["status"] = Status.WRONG
         fields["message"] = reason
-    elif status in (Status.SOLVED, Status.UNSAT) and timeout is not None and spent > timeout:
+    elif answered and timeout is not None and spent > timeout:
         fields["status"] = Status.TIMEOUT
         fields["message"] = f"answered {status} after {spent:.3f} s, over the {timeout} s timeout"
-    elif (
-        status in (Status.SOLVED, Status.UNSAT)
-        and memory_limit_mib is not None
-        and (outcome.get("peak_rss_mib") or 0) > memory_limit_mib
-    ):
+    elif answered and memory_limit_mib is not None and peak > memory_limit_mib:
         fields["status"] = Status.MEMOUT
         fields["message"] = (
-            f"{status}, but the solve peaked at {outcome['peak_rss_mib']:.0f} MiB, "
+            f"{status}, but the solve peaked at {peak:.0f} MiB, "
             f"over the {memory_limit_mib:.0f} MiB limit"
         )
     else:
@@ -171,10 +169,8 @@ def plan(
 ) -> Iterator[tuple[PuzzleRecord, str, int, bool]]:
     """Every (record, backend spec, repeat, is_warmup) in run order."""
     rng = random.Random(config.seed)
-    runnable = [c for c in config.backends if c.unavailable is None]
     for record in records:
-        box = record.puzzle.box
-        specs = [c.spec for c in runnable if box <= c.cls.max_box]
+        specs = [c.spec for c in config.backends if unsupported_reason(c, record) is None]
         if config.repeat > 1:
             yield from ((record, spec, -1, True) for spec in specs)
         for repeat in range(config.repeat):
