@@ -65,6 +65,8 @@ from backends.puzzle import Geometry, Puzzle, canonical_alphabet, geometry
 Cell = int
 Digit = int
 Pair = tuple[Cell, Digit]
+#: A rule's finder: the first step it can take on a board, or None.
+Finder = Callable[["Board"], "Step | None"]
 
 #: The level of a guess (Zambon records a backtrack as strategy 40 + depth: level 4).
 GUESS_LEVEL = 4
@@ -415,10 +417,18 @@ def _subsets(items: Sequence[tuple[int, int]], k: int) -> Iterator[tuple[tuple[i
     return grow(0, (), 0)
 
 
+def _named(find: Finder, name: str, doc: str) -> Finder:
+    """A rule made by a factory, under its own name (spaces and hyphens as ``_``) and doc,
+    so tracebacks, profiles and the ladder listing tell the sizes apart."""
+    find.__name__ = find.__qualname__ = name.replace(" ", "_").replace("-", "_")
+    find.__doc__ = doc
+    return find
+
+
 SUBSET_NAMES = {2: "pair", 3: "triple", 4: "quad"}
 
 
-def naked_subset(k: int) -> Callable[[Board], Step | None]:
+def naked_subset(k: int) -> Finder:
     """k open cells of a unit holding only k digits between them: the digits leave the unit."""
     name = f"naked {SUBSET_NAMES[k]}"
 
@@ -442,12 +452,11 @@ def naked_subset(k: int) -> Callable[[Board], Step | None]:
                     return _eliminate(name, lay, drops, why)
         return None
 
-    find.__name__ = find.__qualname__ = name.replace(" ", "_")
-    find.__doc__ = f"Naked {SUBSET_NAMES[k]}s: {k} cells of a unit with {k} digits between them."
-    return find
+    doc = f"Naked {SUBSET_NAMES[k]}s: {k} cells of a unit with {k} digits between them."
+    return _named(find, name, doc)
 
 
-def hidden_subset(k: int) -> Callable[[Board], Step | None]:
+def hidden_subset(k: int) -> Finder:
     """k digits confined to the same k cells of a unit: those cells lose every other digit."""
     name = f"hidden {SUBSET_NAMES[k]}"
 
@@ -479,9 +488,8 @@ def hidden_subset(k: int) -> Callable[[Board], Step | None]:
                     return _eliminate(name, lay, drops, why)
         return None
 
-    find.__name__ = find.__qualname__ = name.replace(" ", "_")
-    find.__doc__ = f"Hidden {SUBSET_NAMES[k]}s: {k} digits with the same {k} places in a unit."
-    return find
+    doc = f"Hidden {SUBSET_NAMES[k]}s: {k} digits with the same {k} places in a unit."
+    return _named(find, name, doc)
 
 
 # --------------------------------------------------------------------------- fish
@@ -489,7 +497,7 @@ def hidden_subset(k: int) -> Callable[[Board], Step | None]:
 FISH_NAMES = {2: "x-wing", 3: "swordfish", 4: "jellyfish"}
 
 
-def fish(k: int) -> Callable[[Board], Step | None]:
+def fish(k: int) -> Finder:
     """k base lines whose places for a digit lie in k cover lines: the digit leaves the
     rest of the cover lines. Rows as base first, then columns."""
     name = FISH_NAMES[k]
@@ -529,9 +537,7 @@ def fish(k: int) -> Callable[[Board], Step | None]:
                         return _eliminate(name, lay, sorted(drops), why)
         return None
 
-    find.__name__ = find.__qualname__ = name.replace("-", "_")
-    find.__doc__ = f"{name.capitalize()}: fish of size {k} on one digit."
-    return find
+    return _named(find, name, f"{name.capitalize()}: fish of size {k} on one digit.")
 
 
 # --------------------------------------------------------------------------- wings
@@ -674,7 +680,7 @@ def _turbot_shape(lay: Layout, u1: int, u2: int, y: Cell, p: Cell) -> str:
     return "turbot fish"
 
 
-def turbot(shape: str) -> Callable[[Board], Step | None]:
+def turbot(shape: str) -> Finder:
     """Two strong links on one digit, x=y and p=q, with y seeing p: the digit leaves the
     cells seeing both x and q. ``shape`` picks skyscraper, 2-string kite or turbot fish."""
 
@@ -703,9 +709,7 @@ def turbot(shape: str) -> Callable[[Board], Step | None]:
                         return _eliminate(shape, lay, [(c, digit) for c in targets], why)
         return None
 
-    find.__name__ = find.__qualname__ = shape.replace(" ", "_").replace("-", "_")
-    find.__doc__ = f"{shape.capitalize()}: a single-digit chain of two strong links."
-    return find
+    return _named(find, shape, f"{shape.capitalize()}: a single-digit chain of two strong links.")
 
 
 # --------------------------------------------------------------------------- chains
@@ -841,9 +845,7 @@ def chain_text(lay: Layout, path: Sequence[int]) -> str:
 MAX_CHAIN = 12
 
 
-def chain(
-    name: str, bivalue: bool, bilocal: bool, cell_weak: bool
-) -> Callable[[Board], Step | None]:
+def chain(name: str, bivalue: bool, bilocal: bool, cell_weak: bool) -> Finder:
     """The shortest alternating chain of the given kinds of links that eliminates something.
 
     xy-chain: cell strong links only (bivalue cells), same-digit weak links; x-chain: unit
@@ -867,9 +869,7 @@ def chain(
         drops = sorted((node % lay.ncells, node // lay.ncells + 1) for node in bits(killed))
         return _eliminate(name, lay, drops, f"{name}: {chain_text(lay, path)}")
 
-    find.__name__ = find.__qualname__ = name.replace("-", "_")
-    find.__doc__ = f"{name}: the shortest alternating chain that eliminates something."
-    return find
+    return _named(find, name, f"{name}: the shortest alternating chain that eliminates something.")
 
 
 # --------------------------------------------------------------------------- forcing chains
@@ -1010,7 +1010,7 @@ class Rule:
     name: str
     level: int
     weight: float
-    find: Callable[[Board], Step | None]
+    find: Finder
 
 
 #: Cheapest first. See the module docstring for the levels and weights.
