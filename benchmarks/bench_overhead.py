@@ -144,6 +144,9 @@ def main() -> int:
                 f"{backend:32} {wall:8.3f} {solve:8.3f} {100 * (wall / solve - 1):8.1f}% "
                 f"{fixed:8.3f} {1e6 * marginal:10.1f} {100 * marginal * args.count / solve:8.1f}%"
             )
+            if marginal <= 0 or fixed <= 0:  # noise larger than what the line separates
+                print(f"{'':32} (the split is noise here: use a larger --count or more --rounds)")
+                continue
             per_puzzle = solve / args.count
             projected = "  ".join(
                 f"{n:,}: {100 * (fixed + marginal * n) / (per_puzzle * n):.1f}%"
