@@ -1,0 +1,68 @@
+"""``harness check``: gate a new results CSV against a baseline."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from backends.errors import SudokuError
+from harness.cli.common import UserError, out_option
+
+
+@click.command()
+@click.argument("baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("new", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--tolerance",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help="Relative change allowed in deterministic counters (0 = exact).",
+)
+@click.option(
+    "--time-ratio",
+    type=click.FloatRange(min=1),
+    default=1.25,
+    show_default=True,
+    help="A median slowdown must exceed this factor to count...",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.01,
+    show_default=True,
+    help="...and be significant at this level (one-sided Wilcoxon signed-rank).",
+)
+@click.option(
+    "--ignore-time",
+    is_flag=True,
+    help="Compare answers and counters only (runs made on different machines).",
+)
+@out_option("Also write the Markdown table here (for a pull-request comment).")
+def check(
+    baseline: Path,
+    new: Path,
+    tolerance: float,
+    time_ratio: float,
+    alpha: float,
+    ignore_time: bool,
+    out: Path | None,
+) -> None:
+    """Gate NEW against BASELINE: exit 0 holds, 1 regression, 2 wrong answers or errors."""
+    from harness import gate
+
+    try:
+        verdict = gate.check_files(
+            baseline, new, tolerance, time_ratio, alpha, compare_time=not ignore_time
+        )
+    except SudokuError as exc:  # names the file and what is wrong with it
+        raise UserError(str(exc)) from None
+    except (KeyError, ValueError, OSError) as exc:
+        raise UserError(f"cannot compare {baseline} and {new}: {exc}") from None
+    text = verdict.markdown()
+    click.echo(text)
+    if out is not None:
+        out.write_text(text + "\n")
+    sys.exit(verdict.exit_code)

@@ -1,0 +1,124 @@
+"""What the command modules share: exit codes, option declarations, the user-error type and
+reading puzzle files for a command."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from backends.errors import SudokuError
+from harness.readers import BadLine, PuzzleRecord, format_bad_lines, read_puzzles
+
+EXIT_OK = 0
+EXIT_REGRESSION = 1
+EXIT_USAGE = 2
+EXIT_WRONG = 3
+EXIT_ERROR = 4
+EXIT_INTERRUPTED = 130
+
+RESULTS_DIR = Path("results")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Signals that stop a run the way Ctrl-C does: workers killed, rows kept, exit 128 + signal.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+class Terminated(KeyboardInterrupt):
+    """A stop signal other than SIGINT, raised in the main thread so the run ends cleanly."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
+# Options several commands share, each defined once.
+def out_option(help: str) -> Callable[[F], F]:
+    return click.option(
+        "--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help=help
+    )
+
+
+def timeout_option(default: float, help: str) -> Callable[[F], F]:
+    return click.option(
+        "--timeout",
+        type=click.FloatRange(min=0, min_open=True),
+        default=default,
+        show_default=True,
+        help=help,
+    )
+
+
+def jobs_option(help: str) -> Callable[[F], F]:
+    return click.option(
+        "-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help=help
+    )
+
+
+def quiet_option(help: str = "No progress bar.") -> Callable[[F], F]:
+    return click.option("-q", "--quiet", is_flag=True, help=help)
+
+
+class UserError(click.ClickException):
+    """One clear line on stderr and a non-zero exit code."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def show(self, file: object = None) -> None:
+        click.echo(f"harness: error: {self.format_message()}", err=True)
+
+
+def distinct_files(files: Sequence[str]) -> list[str]:
+    """``files`` with any file named twice (even by another path) kept once, first name
+    first: each puzzle is measured once per backend and repeat."""
+    seen: dict[str, str] = {}
+    for path in files:
+        seen.setdefault(path if path == "-" else os.path.realpath(path), path)
+    return list(seen.values())
+
+
+def load_records(
+    files: Sequence[str], skip_invalid: bool, max_bad: int
+) -> tuple[list[PuzzleRecord], list[BadLine]]:
+    """Read every file; bad lines stop the run unless ``skip_invalid``."""
+    records: list[PuzzleRecord] = []
+    bad: list[BadLine] = []
+    for path in distinct_files(files):
+        try:
+            result = read_puzzles(path)
+        except SudokuError as exc:
+            raise UserError(str(exc)) from None
+        records.extend(result.records)
+        bad.extend(result.bad)
+    if bad and not skip_invalid:
+        click.echo(format_bad_lines(bad, limit=max_bad), err=True)
+        raise UserError(
+            f"{len(bad)} bad puzzle line(s); fix them or pass --skip-invalid to run the rest"
+        )
+    if bad:
+        click.echo(f"skipping {len(bad)} bad line(s):", err=True)
+        click.echo(format_bad_lines(bad, limit=max_bad), err=True)
+    if not records:
+        raise UserError(f"no puzzles found in {', '.join(files)}")
+    return records, bad
+
+
+def file_stems(files: Sequence[str]) -> str:
+    """The input files' names without suffixes, joined by '+', for a default output name."""
+    return "+".join(Path(f).name.split(".")[0] or "stdin" for f in files)[:80] or "stdin"
+
+
+def default_out(files: Sequence[str]) -> Path:
+    return RESULTS_DIR / f"{file_stems(files)}-{time.strftime('%Y%m%d-%H%M%S')}.csv"

@@ -1,0 +1,49 @@
+"""``harness backends`` and ``harness datasets``: what can run here, and what data ships."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from backends import REGISTRY
+from backends.errors import SudokuError
+from harness.cli.common import UserError
+
+
+@click.command("backends")
+def list_backends() -> None:
+    """List every backend, its options and defaults, and whether it can run here."""
+    for name, cls in REGISTRY.items():
+        reason = cls.available()
+        state = "available" if reason is None else f"UNAVAILABLE: {reason}"
+        kind = "deterministic" if cls.deterministic else "non-deterministic"
+        click.echo(f"{name}  [{state}; {kind}; up to {cls.max_box**2}x{cls.max_box**2}]")
+        click.echo(f"    {cls.summary}")
+        for opt in cls.options:
+            choices = f" ({'|'.join(opt.choices)})" if opt.choices else ""
+            click.echo(f"    {opt.name}={opt.default}{choices}: {opt.help}")
+        if cls.native_counters:
+            click.echo(f"    native statistics: {', '.join(cls.native_counters)}")
+
+
+@click.command("datasets")
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Folder of puzzle files to list [default: the project's datasets/].",
+)
+@click.option("--no-rate", is_flag=True, help="Skip the difficulty mix (harness.rating tiers).")
+def datasets(directory: Path | None, no_rate: bool) -> None:
+    """List the shipped datasets (size, count, solutions, difficulty mix, the command that
+    made each) and describe the public collections you may bring."""
+    from harness import catalog
+
+    rate = None if no_rate else catalog.rate_record
+    try:
+        text = catalog.catalog_text(directory or catalog.DATASETS_DIR, rate=rate)
+    except SudokuError as exc:
+        raise UserError(str(exc)) from None
+    click.echo(text, nl=False)
