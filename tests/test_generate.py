@@ -16,6 +16,7 @@ from backends.base import Status
 from backends.puzzle import Puzzle
 from harness import cli
 from harness.checker import check_solution
+from harness.cli.generate import small_datasets_command
 from harness.generate import (
     SYMMETRIES,
     GenerateError,
@@ -636,3 +637,12 @@ def test_cli_generate_refuses_bad_backend() -> None:
     result = CliRunner().invoke(cli.main, ["generate", "--backend", "no-such-backend"])
     assert 2 == result.exit_code
     assert "no-such-backend" in result.output
+
+
+def test_small_datasets_command_refuses_a_missing_directory(tmp_path: Path) -> None:
+    """python -m harness.generate names a missing directory in one line (exit 2), before work."""
+    missing = tmp_path / "no-such-dir"
+    result = CliRunner().invoke(small_datasets_command, [str(missing), "--tdoku"])
+    assert 2 == result.exit_code
+    assert "no-such-dir" in result.output
+    assert not missing.exists()

@@ -1,4 +1,5 @@
-"""``harness generate``: make puzzle files whose header says how to make them again."""
+"""``harness generate``: make puzzle files whose header says how to make them again; and
+``python -m harness.generate``, which (re)writes the small shipped datasets."""
 
 from __future__ import annotations
 
@@ -109,7 +110,7 @@ def generate(size: str, jobs: int, out: Path | None, quiet: bool, **options: Any
     "directory",
     required=False,
     default="datasets",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
 )
 @click.option(
     "--tdoku",
