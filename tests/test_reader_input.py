@@ -13,7 +13,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from backends.puzzle import Puzzle
 from harness.cli import EXIT_USAGE, main
@@ -28,8 +28,15 @@ EASY = [
 ]
 
 
-def invoke(*args: str, input: str | bytes | None = None):
+def invoke(*args: str, input: str | bytes | None = None) -> Result:
     return CliRunner().invoke(main, list(args), input=input)
+
+
+def run_file(tmp_path: Path, name: str, text: str) -> tuple[Path, Result]:
+    """`harness run` through the CLI on a file holding ``text``: the file, and the result."""
+    path = tmp_path / name
+    path.write_text(text)
+    return path, invoke("run", "-q", "--out", str(tmp_path / "r.csv"), str(path))
 
 
 def bad_of(text: str) -> list[tuple[int, str]]:
@@ -78,9 +85,7 @@ def test_longest_line_allowed_is_read() -> None:
 
 def test_cli_names_a_line_too_long(tmp_path: Path) -> None:
     """`harness run` on a file with a huge line prints FILE:LINE: line too long, exit 2."""
-    path = tmp_path / "p.txt"
-    path.write_text(f"{PUZ}\n{'.' * 10**6}\n")
-    result = invoke("run", "-q", "--out", str(tmp_path / "r.csv"), str(path))
+    path, result = run_file(tmp_path, "p.txt", f"{PUZ}\n{'.' * 10**6}\n")
     assert EXIT_USAGE == result.exit_code
     assert f"{path}:2: line too long: more than {MAX_LINE:,} characters" in result.output
 
@@ -200,9 +205,7 @@ def test_metadata_that_is_no_solution_is_kept(meta: str) -> None:
 
 def test_cli_reports_a_solution_of_80_cells(tmp_path: Path) -> None:
     """`harness run` on 'puzzle:1:<80 cells>' names the file, line and length, exit 2."""
-    path = tmp_path / "t.txt"
-    path.write_text(f"{PUZ}:1:{SOL[:80]}\n")
-    result = invoke("run", "-q", "--out", str(tmp_path / "r.csv"), str(path))
+    path, result = run_file(tmp_path, "t.txt", f"{PUZ}:1:{SOL[:80]}\n")
     assert EXIT_USAGE == result.exit_code
     assert f"{path}:1: expected solution has 80 cells, the puzzle 81\n" in result.output
 
@@ -212,9 +215,7 @@ def test_cli_reports_a_solution_of_80_cells(tmp_path: Path) -> None:
 
 def test_csv_header_without_a_puzzle_column(tmp_path: Path) -> None:
     """'foo,bar' as the first line is a header without a puzzle column, not 3 cells."""
-    path = tmp_path / "t.csv"
-    path.write_text(f"foo,bar\n{PUZ},x\n")
-    result = invoke("run", "-q", "--out", str(tmp_path / "r.csv"), str(path))
+    path, result = run_file(tmp_path, "t.csv", f"foo,bar\n{PUZ},x\n")
     assert EXIT_USAGE == result.exit_code
     assert f"{path}:1: looks like a CSV header without a 'quizzes' or 'puzzle' column" in (
         result.output
