@@ -255,6 +255,13 @@ def test_explain_typed_25x25() -> None:
     assert result.output.splitlines()[-1].startswith("rating: tier")
 
 
+def test_explain_pasted_grid() -> None:
+    """A grid pasted on several lines is read as the readers read a file."""
+    result = invoke("explain", Puzzle.parse(EASY[0]).pretty())
+    assert 0 == result.exit_code, result.output
+    assert result.output.startswith(f"puzzle {Puzzle.parse(EASY[0]).to_string()}")
+
+
 def test_explain_stdin() -> None:
     """`harness explain -` explains the one puzzle on standard input."""
     result = invoke("explain", "-", input=f"# one puzzle\n{EASY[0]}\n")
