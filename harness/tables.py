@@ -41,6 +41,9 @@ LABELS = {
     "no_guess_pct": "no guess %",
     "guesses_per_puzzle": "guesses/puzzle",
 }
+#: The columns CSV output keeps unless asked for every column.
+KEY_COLUMNS = ("backend", "dataset", "size", "tier", "solved", "correct", "timeouts", "wrong")
+KEY_COLUMNS += ("errors", "x_fastest", "median_ms", "nodes_median")
 #: Terminal width a printed table fits unless told otherwise.
 WIDTH = 100
 
