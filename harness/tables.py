@@ -192,18 +192,21 @@ def printable(table: pd.DataFrame) -> tuple[list[str], list[list[str]], str]:
     return [LABELS.get(c, c) for c in names], cells, note
 
 
-def _parts(headers: list[str], cells: list[list[str]], keys: int, width: int) -> list[list[int]]:
-    """Column indexes of each part: the ``keys`` first columns, then as many more as fit."""
-    widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(headers)]
+def _parts(
+    headers: list[str], cells: list[list[str]], keys: int, width: int, gap: int = 2
+) -> list[list[int]]:
+    """Column indexes of each part: the ``keys`` first columns, then as many more as fit
+    in ``width`` with ``gap`` characters between columns."""
+    widths = [max([len(h), *(len(r[i]) for r in cells)]) + gap for i, h in enumerate(headers)]
     base = list(range(min(keys, len(headers))))
-    used = sum(widths[i] + 2 for i in base)
+    used = sum(widths[i] for i in base) - gap
     parts, current = [], list(base)
     for i in range(len(base), len(headers)):
-        if len(current) > len(base) and used + widths[i] + 2 > width:
+        if len(current) > len(base) and used + widths[i] > width:
             parts.append(current)
-            current, used = list(base), sum(widths[j] + 2 for j in base)
+            current, used = list(base), sum(widths[j] for j in base) - gap
         current.append(i)
-        used += widths[i] + 2
+        used += widths[i]
     parts.append(current)
     return parts
 
@@ -242,8 +245,9 @@ def markdown(table: pd.DataFrame, width: int | None = WIDTH) -> str:
         return "(no rows)"
     headers, cells, note = printable(table)
     keys = _key_count(headers)
-    limit = None if width is None else width - 2  # the leading and trailing pipes
-    parts = [list(range(len(headers)))] if limit is None else _parts(headers, cells, keys, limit)
+    everything = [list(range(len(headers)))]
+    # "| a | b |": 3 characters between two cells, 4 around all of them
+    parts = everything if width is None else _parts(headers, cells, keys, width - 4, gap=3)
     blocks = []
     for part in parts:
         rule = ["---" if i < keys else "---:" for i in part]

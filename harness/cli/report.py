@@ -23,6 +23,13 @@ def _pair(value: str | None) -> tuple[str, str] | None:
     return names[0], names[1]
 
 
+def _need_matplotlib() -> None:
+    try:
+        import matplotlib  # noqa: F401 (only to know it is there)
+    except ImportError:
+        raise UserError("plots need matplotlib: pip install 'sudoku-harness[report]'") from None
+
+
 def _write(path: Path, write) -> None:
     try:
         write(path)
@@ -60,6 +67,7 @@ def report(csvs: tuple[Path, ...], out: Path, pair: str | None, baseline: Path |
 
     It works offline: inline SVG and no network reference.
     """
+    _need_matplotlib()
     from harness.report import ReportError, build
 
     try:
@@ -88,6 +96,7 @@ def plot(
     """Draw one plot of results CSVS: cactus, scatter (two backends) or effort."""
     if out.suffix.lower() not in PLOT_SUFFIXES:
         raise UserError(f"{out}: the suffix must be one of {', '.join(PLOT_SUFFIXES)}")
+    _need_matplotlib()
     from harness.report import ReportError, check_pair, data, plots
 
     try:
