@@ -23,7 +23,7 @@ def count(value: float | None) -> str:
 def significant(value: float | None, digits: int = 3) -> str:
     """``value`` to ``digits`` significant figures, in plain decimals with separators.
 
-    ``0.0001234`` -> ``0.000123``, ``1234.5`` -> ``1,235`` (a whole part is never cut),
+    ``0.0001234`` -> ``0.000123``, ``1234.6`` -> ``1,235`` (a whole part is never cut),
     ``12.345`` -> ``12.3``.
     """
     if _unknown(value):
