@@ -146,6 +146,11 @@ def scatter(frame: pd.DataFrame, a: str, b: str, timeout: float) -> pd.DataFrame
     ).reset_index(drop=True)
 
 
+def wins(pairs: pd.DataFrame) -> tuple[int, int]:
+    """From :func:`scatter`'s pairs: on how many puzzles a (x) and b (y) were faster."""
+    return int((pairs["x"] < pairs["y"]).sum()), int((pairs["y"] < pairs["x"]).sum())
+
+
 def vbs(frame: pd.DataFrame) -> pd.Series:
     """Per puzzle (line, puzzle), the virtual best solver's time: the fastest correct answer
     among the backends; NaN where no backend answered it."""

@@ -3,7 +3,6 @@ script that sorts tables), with no network reference, so it opens from ``file://
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from html import escape
 from typing import Any
@@ -12,6 +11,7 @@ import pandas as pd
 
 from harness import humanize
 from harness.report import data, plots
+from harness.tables import cell
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:1260px;padding:0 1em;
@@ -65,16 +65,6 @@ HEADERS = {
 }
 
 
-def _number(column: str, value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if column.endswith(("_ms", "_s")) or not float(value).is_integer():
-        return humanize.significant(float(value))
-    return humanize.count(float(value))
-
-
 def table(frame: pd.DataFrame, headers: dict[str, str], sortable: bool = True) -> str:
     """An HTML table of ``frame``'s columns named in ``headers``, numbers right-aligned."""
     columns = [c for c in headers if c in frame.columns]
@@ -86,9 +76,9 @@ def table(frame: pd.DataFrame, headers: dict[str, str], sortable: bool = True) -
         for c in columns:
             value = record[c]
             numeric = not isinstance(value, str)
-            raw = f' data-v="{value}"' if numeric and _number(c, value) else ""
+            raw = f' data-v="{value}"' if numeric and cell(c, value) else ""
             klass = ' class="n"' if numeric else ""
-            cells.append(f"<td{klass}{raw}>{escape(_number(c, value))}</td>")
+            cells.append(f"<td{klass}{raw}>{escape(cell(c, value))}</td>")
         rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
     kind = ' class="sortable"' if sortable else ""
     return f"<table{kind}><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"

@@ -19,9 +19,15 @@ matplotlib.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "harness", "
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402 (after choosing the Agg backend)
 
+from harness.report.data import wins  # noqa: E402
+
 WIDTH, HEIGHT = 6.4, 4.2  # inches
 #: Metadata left out of every file, so a figure holds no date, no tool URL, and repeats.
-NO_METADATA = {"svg": {"Date": None, "Creator": None}, "pdf": {"CreationDate": None}}
+NO_METADATA = {
+    "svg": {"Date": None, "Creator": None},
+    "pdf": {"CreationDate": None, "Creator": None, "Producer": None},
+    "png": {"Software": None},
+}
 MARKERS = "os^Dv<>pPX*h"
 
 
@@ -84,7 +90,7 @@ def cactus(
 def scatter(pairs: pd.DataFrame, a: str, b: str, timeout: float, title: str) -> Figure:
     """Per puzzle, a's time (x) against b's (y), log-log, with the diagonal; unanswered
     puzzles at the timeout (hollow), WRONG answers as red crosses."""
-    figure, axes = _axes(title, f"{a}: solve ms (log)", f"{b}: solve ms (log)", (4.8, 4.6))
+    figure, axes = _axes(title, f"{a}: solve ms (log)", f"{b}: solve ms (log)", (4.8, 5.0))
     x, y = pairs["x"] * 1000, pairs["y"] * 1000
     limit = timeout * 1000
     pinned = pairs["pinned_x"] | pairs["pinned_y"]
@@ -115,12 +121,15 @@ def scatter(pairs: pd.DataFrame, a: str, b: str, timeout: float, title: str) -> 
     axes.plot([low, high], [low, high], color="grey", linewidth=1, label="same time")
     for set_limit in (axes.axvline, axes.axhline):
         set_limit(limit, color="black", linestyle="--", linewidth=0.8)
+    axes.annotate(f"timeout {timeout:g} s", (low, limit), va="bottom", fontsize=8)
+    a_wins, b_wins = wins(pairs)
+    axes.set_title(f"{title}\n{a} faster on {a_wins} puzzles, {b} on {b_wins}")
     axes.set_xscale("log")
     axes.set_yscale("log")
     axes.set_xlim(low, high)
     axes.set_ylim(low, high)
     axes.set_aspect("equal")
-    axes.legend(fontsize=7, loc="upper left")
+    figure.legend(fontsize=7, loc="outside lower center", ncols=2)
     return figure
 
 
