@@ -126,3 +126,18 @@ def test_groups_split_mixed_sizes() -> None:
     """A dataset of 4x4 and 9x9 puzzles gives one group per size."""
     frame = pd.DataFrame([row("a", 1, "SOLVED", 0.1, size=4), row("a", 2, "SOLVED", 0.1)])
     assert ["d.txt (4x4)", "d.txt (9x9)"] == [title for title, _ in data.groups(frame)]
+
+
+def test_verdict_per_backend_is_the_worst_check() -> None:
+    """a: one REGRESSION among oks (named); b: all ok (no checks named)."""
+    findings = pd.DataFrame(
+        [
+            {"backend": "a", "dataset": "d", "check": "answered", "verdict": "ok"},
+            {"backend": "a", "dataset": "d", "check": "nodes", "verdict": "REGRESSION"},
+            {"backend": "b", "dataset": "d", "check": "answered", "verdict": "ok"},
+        ]
+    )
+    table = data.verdicts(findings)
+    assert [("a", "REGRESSION", "nodes"), ("b", "ok", "")] == list(
+        zip(table["backend"], table["verdict"], table["checks"], strict=True)
+    )

@@ -76,4 +76,7 @@ def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, pale
             }
         )
     figure = plots.old_new(pairs, "baseline against new, per puzzle", palette)
-    return html.baseline_section(findings, pd.DataFrame(ratios), plots.svg(figure, "b"))
+    overall = {gate.EXIT_OK: "holds", gate.EXIT_REGRESSION: "REGRESSION"}.get(
+        verdict.exit_code, "WRONG ANSWERS"
+    )
+    return html.baseline_section(overall, findings, pd.DataFrame(ratios), plots.svg(figure, "b"))

@@ -274,3 +274,28 @@ def ratio_interval(old: pd.Series, new: pd.Series, confidence: float = 0.95):
     if k < 1 or n - k < k - 1:
         return float(ratios.median()), math.nan, math.nan  # too few puzzles for an interval
     return float(ratios.median()), float(values[k - 1]), float(values[n - k])
+
+
+#: The gate's verdicts, worst first: a backend x dataset takes the worst of its checks.
+VERDICTS = ("WRONG", "REGRESSION", "improved", "ok", "info")
+
+
+def verdicts(findings: pd.DataFrame) -> pd.DataFrame:
+    """Per backend x dataset, the worst verdict of the gate's findings and the checks that
+    gave it (``findings`` has the columns of :class:`harness.gate.Finding`)."""
+    rows = []
+    if findings.empty:
+        return pd.DataFrame(columns=["backend", "dataset", "verdict", "checks"])
+    for (backend, dataset), group in findings.groupby(["backend", "dataset"], sort=True):
+        rank = group["verdict"].map(lambda v: VERDICTS.index(v) if v in VERDICTS else 99)
+        worst = group.loc[rank == rank.min(), ["verdict", "check"]]
+        checks = ", ".join(worst["check"]) if worst["verdict"].iloc[0] != "ok" else ""
+        rows.append(
+            {
+                "backend": backend,
+                "dataset": dataset,
+                "verdict": worst["verdict"].iloc[0],
+                "checks": checks,
+            }
+        )
+    return pd.DataFrame(rows)

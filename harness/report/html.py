@@ -78,6 +78,8 @@ def table(frame: pd.DataFrame, headers: dict[str, str], sortable: bool = True) -
             numeric = not isinstance(value, str)
             raw = f' data-v="{value}"' if numeric and cell(c, value) else ""
             klass = ' class="n"' if numeric else ""
+            if value in ("WRONG", "REGRESSION"):
+                klass = ' class="bad"'
             cells.append(f"<td{klass}{raw}>{escape(cell(c, value))}</td>")
         rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
     kind = ' class="sortable"' if sortable else ""
@@ -183,13 +185,23 @@ def group_section(
     if effort:
         figure = plots.effort(effort, title, palette)
         parts.append(f'<figure class="effort">{plots.svg(figure, f"e{index}")}</figure>')
-    parts.append("</div></section>")
+    parts.append("</div>")
+    uncounted = [b for b in order if b not in effort]
+    if uncounted:
+        parts.append(
+            f'<p class="note">Not in the effort plots (no node count, or no correct answer): '
+            f"{escape(', '.join(uncounted))}.</p>"
+        )
+    parts.append("</section>")
     return "".join(parts)
 
 
-def baseline_section(findings: pd.DataFrame, ratios: pd.DataFrame, scatter_svg: str) -> str:
+def baseline_section(
+    overall: str, findings: pd.DataFrame, ratios: pd.DataFrame, scatter_svg: str
+) -> str:
     """The gate's verdict per backend, time ratios with their confidence, and old vs new."""
     gate_headers = {c: c for c in ("backend", "dataset", "check", "baseline", "new", "verdict")}
+    verdict_headers = {c: c for c in ("backend", "dataset", "verdict", "checks")}
     ratio_headers = {
         "backend": "backend",
         "dataset": "dataset",
@@ -202,7 +214,10 @@ def baseline_section(findings: pd.DataFrame, ratios: pd.DataFrame, scatter_svg: 
         '<section id="baseline"><h2>Against the baseline</h2>'
         '<p class="note">The verdict is harness check\'s (harness/gate.py). The ratio is the '
         "median of per-puzzle time ratios with a distribution-free 95% interval.</p>"
-        f"<h3>Gate</h3>{table(findings, gate_headers)}"
+        f'<p class="verdict">harness check: <b>{escape(overall)}</b></p>'
+        f"<h3>Verdict per backend</h3>{table(data.verdicts(findings), verdict_headers)}"
+        f"<details><summary>Every check ({len(findings)})</summary>"
+        f"{table(findings, gate_headers)}</details>"
         f"<h3>Time ratio</h3>{table(ratios, ratio_headers)}"
         f'<div class="plots"><figure class="oldnew">{scatter_svg}</figure></div></section>'
     )

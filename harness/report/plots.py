@@ -78,11 +78,11 @@ def cactus(
     )
     axes.set_yscale("log")
     axes.legend(
-        fontsize=7,
+        fontsize=8,
         loc="upper left",
         bbox_to_anchor=(1.01, 1),
         title="backend (solved)",
-        title_fontsize=7,
+        title_fontsize=8,
     )
     return figure
 
@@ -129,7 +129,7 @@ def scatter(pairs: pd.DataFrame, a: str, b: str, timeout: float, title: str) -> 
     axes.set_xlim(low, high)
     axes.set_ylim(low, high)
     axes.set_aspect("equal")
-    figure.legend(fontsize=7, loc="outside lower center", ncols=2)
+    figure.legend(fontsize=8, loc="outside lower center", ncols=2)
     return figure
 
 
@@ -164,13 +164,13 @@ def effort(effort: dict[str, pd.DataFrame], title: str, palette: dict[str, tuple
         axes.set_xscale("log")
         axes.grid(True, alpha=0.3)
     left.set_yscale("log")
-    right.legend(fontsize=7, loc="lower right")
+    right.legend(fontsize=8, loc="lower right")
     return figure
 
 
 def old_new(pairs: pd.DataFrame, title: str, palette: dict[str, tuple]) -> Figure:
     """Per puzzle and backend, the baseline's time (x) against the new run's (y)."""
-    figure, axes = _axes(title, "baseline: solve ms (log)", "new: solve ms (log)", (4.8, 4.6))
+    figure, axes = _axes(title, "baseline: solve ms (log)", "new: solve ms (log)", (6.0, 4.6))
     for name, rows in pairs.groupby("backend", sort=False):
         axes.scatter(
             rows["old"] * 1000,
@@ -189,7 +189,7 @@ def old_new(pairs: pd.DataFrame, title: str, palette: dict[str, tuple]) -> Figur
         axes.set_ylim(low, high)
     axes.set_xscale("log")
     axes.set_yscale("log")
-    axes.legend(fontsize=7, loc="upper left")
+    figure.legend(fontsize=8, loc="outside right upper")
     return figure
 
 
