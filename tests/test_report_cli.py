@@ -122,7 +122,11 @@ def test_not_results_is_one_line_and_exit_2(tmp_path: Path) -> None:
     """A CSV that is not harness results: one line naming it, exit 2."""
     bad = tmp_path / "bad.csv"
     bad.write_text("a,b\n1,2\n")
-    for args in (["report", str(bad)], ["plot", "cactus", str(bad), "-o", "x.svg"]):
+    for args in (
+        ["report", str(bad)],
+        ["plot", "cactus", str(bad), "-o", "x.svg"],
+        ["table", str(bad)],
+    ):
         result = invoke(*args)
         assert (EXIT_USAGE, 1) == (result.exit_code, len(result.output.strip().splitlines()))
         assert "not a harness results CSV" in result.output
