@@ -55,7 +55,9 @@ def cactus(
     points: dict[str, list[float]], timeout: float, title: str, palette: dict[str, tuple]
 ) -> Figure:
     """Puzzles solved (x) against the time each took (y, log ms), one line per backend."""
-    figure, axes = _axes(title, "puzzles solved", "solve time per puzzle (ms, log)", (7.2, 4.2))
+    figure, axes = _axes(
+        title, "puzzles answered correctly", "solve time per puzzle (ms, log)", (7.2, 4.2)
+    )
     for i, (name, times) in enumerate(points.items()):
         xs = range(1, len(times) + 1)
         (line,) = axes.plot(
@@ -81,7 +83,7 @@ def cactus(
         fontsize=8,
         loc="upper left",
         bbox_to_anchor=(1.01, 1),
-        title="backend (solved)",
+        title="backend (correct)",
         title_fontsize=8,
     )
     return figure
