@@ -72,3 +72,23 @@ def test_chromium_opens_the_report_with_every_section(page: tuple[Path, pd.DataF
 def test_the_page_references_no_network_resource(page: tuple[Path, pd.DataFrame]) -> None:
     """No http:// or https:// anywhere in the file (and so no CDN, font or image fetch)."""
     assert [] == re.findall(r"https?://", page[0].read_text())
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is absent (apt-get install chromium)")
+def test_clicking_a_header_sorts_the_table(page: tuple[Path, pd.DataFrame], tmp_path: Path) -> None:
+    """Two clicks on "median ms" sort slowest first; the virtual best row stays last."""
+    click = (
+        "<script>document.addEventListener('DOMContentLoaded',function(){"
+        "var th=[...document.querySelectorAll('table.sortable th')]"
+        ".find(function(h){return h.textContent==='median ms';});th.click();th.click();});"
+        "</script></body>"
+    )
+    clicked = tmp_path / "clicked.html"
+    clicked.write_text(page[0].read_text().replace("</body>", click))
+    dom = chromium("--virtual-time-budget=3000", "--dump-dom", clicked.as_uri()).stdout
+    body = re.search(r'<table class="sortable">.*?</table>', dom, re.S).group(0)
+    rows = re.findall(r"<tr[^>]*><td[^>]*>([^<]*)</td>((?:<td[^>]*>[^<]*</td>)*)</tr>", body)
+    medians = [re.findall(r"<td[^>]*>([^<]*)</td>", cells)[4] for _, cells in rows[:-1]]
+    numbers = [float(m.replace(",", "")) for m in medians if m]
+    assert ("virtual best", sorted(numbers, reverse=True)) == (rows[-1][0], numbers)
