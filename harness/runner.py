@@ -267,10 +267,11 @@ def run(
                 tag = (record, repeat, warmup)
                 yield Task(spec, record.puzzle, config.limit, config.timeout, tag)
 
-        with WorkerPool(config.jobs, config.memory_limit_mib) as pool:
-            if background_imports:
-                import_in_background(*background_imports)
+        with WorkerPool(config.jobs, config.memory_limit_mib, log=log_path_for(config.out)) as pool:
             for task, outcome in pool.run(todo()):
+                if background_imports:  # once the workers have started (forks wait for it)
+                    import_in_background(*background_imports)
+                    background_imports = ()
                 record, repeat, warmup = task.tag
                 if warmup:
                     continue
@@ -287,6 +288,11 @@ def run(
     meta.update(finished=provenance.now_iso(), complete=True, cross_checked=result.cross_checked)
     provenance.write_json(meta_path, meta)
     return result
+
+
+def log_path_for(csv_path: Path) -> Path:
+    """Where the workers' stdout and stderr go: beside the CSV, ``x.csv`` -> ``x.log``."""
+    return csv_path.with_suffix(".log")
 
 
 def _count(records: Sequence[PuzzleRecord], dataset: str) -> int:

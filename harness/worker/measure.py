@@ -56,11 +56,13 @@ def warmup_puzzle(box: int) -> Puzzle:
 
 
 class WorkerState:
-    """What a worker keeps between tasks: built backends, warmed (spec, box) pairs, an fd."""
+    """What a worker keeps between tasks: built backends, warmed (spec, box) pairs and why
+    a warm-up failed, an fd."""
 
     def __init__(self) -> None:
         self.cache: dict[str, Backend] = {}
         self.warmed: set[tuple[str, int]] = set()
+        self.broken: dict[tuple[str, int], str] = {}  # (spec, box) -> the warm-up's failure
         self.clear_refs = _open_clear_refs()
 
     def backend(self, spec: str) -> Backend:
@@ -70,16 +72,29 @@ class WorkerState:
         return backend
 
 
-def warm_up(wire: WireTask, state: WorkerState) -> None:
+def warm_up(wire: WireTask, state: WorkerState) -> str | None:
     """Build the task's backend and warm it up on an easy puzzle of the same size, once per
-    (spec, box) in this worker: imports, caches and tables load here, untimed. Never raises:
-    :func:`measure` reports a backend that fails.
+    (spec, box) in this worker: imports, caches and tables load here, untimed.
+
+    Returns why the warm-up failed (the backend raised), or None; a failed (spec, box) is
+    recorded in ``state.broken``. Never raises.
     """
     spec, box, _, limit, _ = wire
-    state.warmed.add((spec, box))
-    with contextlib.suppress(Exception):
+    key = (spec, box)
+    state.warmed.add(key)
+    try:
         backend = state.backend(spec)
         backend.solve(backend.encode(warmup_puzzle(box)), limit=limit)
+    except Exception as exc:
+        state.broken[key] = failure = f"warm-up failed: {describe(exc)}"
+        return failure
+    return None
+
+
+def describe(exc: BaseException) -> str:
+    """An exception as one line: its type, message and the place it was raised."""
+    where = traceback.extract_tb(exc.__traceback__)[-1]
+    return f"{type(exc).__name__}: {exc} ({os.path.basename(where.filename)}:{where.lineno})"
 
 
 def measure(wire: WireTask, state: WorkerState) -> Outcome:
@@ -130,10 +145,7 @@ def measure(wire: WireTask, state: WorkerState) -> Outcome:
     except MemoryError:
         status, message = Status.MEMOUT, "MemoryError inside the backend"
     except Exception as exc:
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        status = Status.ERROR
-        place = f"{os.path.basename(where.filename)}:{where.lineno}"
-        message = f"{type(exc).__name__}: {exc} ({place})"
+        status, message = Status.ERROR, describe(exc)
     done = perf_counter()
     measured = times or (None,) * 5
     return Outcome(status, message, None, None, None, None, None, (), *measured, done - begin, done)

@@ -28,185 +28,20 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import os
-import signal
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import wait
-from typing import Any
+from pathlib import Path
 
 from backends.base import Status
-from harness.worker.child import worker_main
-from harness.worker.imports import join_background_imports
+from harness.worker.handle import MEMORY_POLL_S, WorkerHandle, describe_death
 from harness.worker.wire import Outcome, Task, Warming
 
-#: Seconds between SIGTERM and SIGKILL when a worker is stopped.
-GRACE_S = 0.3
-#: The parent kills a solve this long after its timeout (see :func:`kill_grace`).
-KILL_GRACE_MAX_S = 0.5
-#: Seconds a worker may spend building and warming up a backend (imports, tables) before
-#: a task, apart from the task's own timeout.
-WARMUP_TIMEOUT_S = 60.0
-#: How often the parent samples a busy worker's memory, seconds.
-MEMORY_POLL_S = 0.05
-PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
-#: File descriptors of the parent's ends of every open worker pipe (closed in each child).
-_parent_ends: set[int] = set()
-#: Seconds of solving the parent keeps queued at each worker (see the module docstring).
-QUEUE_AHEAD_S = 0.01
 #: Most tasks queued at one worker.
 MAX_DEPTH = 32
-#: Tasks shorter than this on average are collected by polling every POLL_S seconds.
-QUICK_S = 0.002
+#: Short tasks (see :meth:`WorkerHandle.quick`) are collected by polling every POLL_S seconds.
 POLL_S = 0.002
-
-
-def kill_grace(timeout: float) -> float:
-    """How long after ``timeout`` the parent kills a solve: 0.1 s + 10 %, at most 0.5 s.
-
-    A backend that watches its ``time_limit`` stops by itself within it and its row keeps
-    its counters; one that cannot (a C extension) is killed, and its row has none. Either
-    way the row is TIMEOUT, and the kill comes well within ``timeout`` + 1 s.
-    """
-    return min(KILL_GRACE_MAX_S, 0.1 + 0.1 * timeout)
-
-
-def _describe_death(exitcode: int | None) -> str:
-    if exitcode is None:
-        return "worker vanished"
-    if exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        return f"worker died: killed by {name}"
-    return f"worker died: exited with code {exitcode}"
-
-
-class _Worker:
-    """The parent's handle on one worker: its pipe, and the tasks sent to it, in order.
-
-    Up to :meth:`depth` tasks are in flight, so the worker starts its next solve without
-    waiting for the parent; the head of ``inflight`` is the one running, since ``started``.
-    """
-
-    def __init__(self, ctx: Any) -> None:
-        join_background_imports()  # never fork while another thread may hold an import lock
-        # one pipe each way: a one-way pipe is cheaper per message than a duplex socket
-        child_tasks, self.tasks = ctx.Pipe(duplex=False)
-        self.results, child_results = ctx.Pipe(duplex=False)
-        _parent_ends.update((self.tasks.fileno(), self.results.fileno()))
-        args = (child_tasks, child_results, os.getpid(), tuple(_parent_ends))
-        self.proc = ctx.Process(target=worker_main, args=args, daemon=True)
-        self.proc.start()
-        child_tasks.close()
-        child_results.close()
-        self.inflight: deque[Task] = deque()
-        self.warming = False  # the head task is in its untimed warm-up (the worker said so)
-        self.started = 0.0
-        self.next_memory_check = 0.0
-        self.mean_task_s: float | None = None  # running mean of this worker's task times
-
-    def send(self, tasks: list[Task]) -> None:
-        """Queue ``tasks`` at the worker, in one message."""
-        if not self.inflight:
-            self._head_started(time.perf_counter())
-        self.inflight.extend(tasks)
-        # a dead worker: the pool sees EOF on its results and requeues these tasks
-        with contextlib.suppress(OSError):
-            self.tasks.send([task.wire() for task in tasks])
-
-    def depth(self, cap: int) -> int:
-        """How many tasks to keep queued: :data:`QUEUE_AHEAD_S` of work, 2 to ``cap``."""
-        if self.mean_task_s is None:
-            return min(2, cap)
-        return max(min(2, cap), min(cap, int(QUEUE_AHEAD_S / max(self.mean_task_s, 1e-6))))
-
-    def learn(self, outcome: Outcome) -> None:
-        wall = outcome.wall_s
-        if wall is not None:
-            m = self.mean_task_s
-            self.mean_task_s = wall if m is None else 0.8 * m + 0.2 * wall
-
-    def _head_started(self, now: float) -> None:
-        self.started = now
-        self.next_memory_check = now + MEMORY_POLL_S
-
-    def finished(self, done_at: float | None) -> Task:
-        """The head task is done; the next one (if any) started when the worker sent it.
-
-        ``done_at`` is the worker's ``perf_counter`` when it finished (the same monotonic
-        clock in every process); None means now.
-        """
-        task = self.inflight.popleft()
-        self.warming = False
-        if self.inflight:
-            now = time.perf_counter()
-            self._head_started(now if done_at is None else min(max(done_at, self.started), now))
-        return task
-
-    def restart(self, at: float) -> None:
-        """The head task's clock starts again at ``at`` (after the worker's warm-up)."""
-        self.warming = False
-        self._head_started(min(max(at, self.started), time.perf_counter()))
-
-    def quick(self) -> bool:
-        """Whether this worker's tasks are short enough to collect by polling."""
-        return self.mean_task_s is not None and self.mean_task_s < QUICK_S
-
-    def deadline(self) -> float | None:
-        timeout = self.inflight[0].timeout
-        if timeout is None:
-            return None
-        if self.warming:
-            return self.started + max(timeout, WARMUP_TIMEOUT_S)
-        return self.started + timeout + kill_grace(timeout)
-
-    def rss_mib(self) -> float:
-        """The worker's resident memory now (all its threads), MiB."""
-        try:  # /proc costs ~20 us; psutil's process-tree walk costs milliseconds
-            with open(f"/proc/{self.proc.pid}/statm") as f:
-                return int(f.read().split()[1]) * PAGE_BYTES / 2**20
-        except (OSError, ValueError, IndexError):
-            import psutil
-
-            try:
-                return psutil.Process(self.proc.pid).memory_info().rss / 2**20
-            except psutil.Error:
-                return 0.0
-
-    def kill(self) -> None:
-        """SIGTERM the worker's process group, SIGKILL it after the grace period."""
-        pid = self.proc.pid
-        if pid is None:
-            return
-        for sig, wait_s in ((signal.SIGTERM, GRACE_S), (signal.SIGKILL, 5.0)):
-            try:
-                os.killpg(pid, sig)
-            except (ProcessLookupError, PermissionError):
-                break
-            self.proc.join(wait_s)
-            if not self.proc.is_alive():
-                break
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)  # reap anything left in the group after the leader
-        self.proc.join(1.0)
-        self.close_pipes()
-
-    def stop(self) -> None:
-        with contextlib.suppress(OSError, BrokenPipeError):
-            self.tasks.send(None)
-        self.proc.join(1.0)
-        if self.proc.is_alive():
-            self.kill()
-        else:
-            self.close_pipes()
-
-    def close_pipes(self) -> None:
-        for end in (self.tasks, self.results):
-            if not end.closed:
-                _parent_ends.discard(end.fileno())
-                end.close()
 
 
 class _Feed:
@@ -237,26 +72,37 @@ class _Feed:
 
 
 class WorkerPool:
-    """``jobs`` worker processes; :meth:`run` yields ``(task, outcome)`` as solves finish.
+    """Up to ``jobs`` worker processes; :meth:`run` yields ``(task, outcome)`` as solves
+    finish.
 
-    This is the one place that decides how a (backend, puzzle) pair is executed. Each
-    worker holds up to ``depth`` tasks so it never idles waiting for the parent; when a
-    worker is killed, the tasks queued behind the killed one go to its replacement.
+    This is the one place that decides how a (backend, puzzle) pair is executed. Workers
+    start as tasks arrive, never more than there are tasks. Each holds up to ``depth`` tasks
+    so it never idles waiting for the parent; when a worker is killed, the tasks queued
+    behind the killed one go to its replacement. A (backend, grid size) whose warm-up fails
+    (raises, hangs past :data:`~harness.worker.handle.WARMUP_TIMEOUT_S`, kills its worker)
+    is broken from then on: each of its remaining tasks is ERROR at once, naming the
+    failure. Workers write their stdout and stderr to ``log`` (appended), or nowhere.
     """
 
     def __init__(
-        self, jobs: int = 1, memory_limit_mib: float | None = None, depth: int = MAX_DEPTH
+        self,
+        jobs: int = 1,
+        memory_limit_mib: float | None = None,
+        depth: int = MAX_DEPTH,
+        log: Path | str | None = None,
     ) -> None:
         if jobs < 1:
             raise ValueError(f"jobs must be at least 1, got {jobs}")
         self.jobs = jobs
         self.depth = max(1, depth)  # the most tasks queued at one worker
         self.memory_limit_mib = memory_limit_mib
+        self.log = os.devnull if log is None else os.fspath(log)
         self._ctx = mp.get_context("fork")
-        self._workers: list[_Worker] = []
+        self._workers: list[WorkerHandle] = []
+        self._broken: dict[tuple[str, int], str] = {}  # (spec, box) -> its warm-up failure
+        self._decided: deque[tuple[Task, Outcome]] = deque()  # answered here, not yet yielded
 
     def __enter__(self) -> WorkerPool:
-        self._workers = [_Worker(self._ctx) for _ in range(self.jobs)]
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -269,18 +115,41 @@ class WorkerPool:
             else:
                 worker.stop()
         self._workers = []
+        with contextlib.suppress(OSError):  # a log nobody wrote to is no news
+            if self.log != os.devnull and os.path.getsize(self.log) == 0:
+                os.unlink(self.log)
 
-    def _replace(self, worker: _Worker, pending: _Feed) -> None:
+    def _start(self) -> WorkerHandle:
+        return WorkerHandle(self._ctx, self.log)
+
+    def _replace(self, worker: WorkerHandle, pending: _Feed) -> None:
         """Kill ``worker``; its queued tasks (all but the head) go back to the front."""
         worker.kill()
         worker.inflight.popleft()
         pending.give_back(worker.inflight)
-        self._workers[self._workers.index(worker)] = _Worker(self._ctx)
+        self._workers[self._workers.index(worker)] = self._start()
 
-    def _refill(self, worker: _Worker, pending: _Feed) -> None:
-        tasks = pending.take(worker.depth(self.depth) - len(worker.inflight))
+    def _refill(self, worker: WorkerHandle, pending: _Feed, count: int | None = None) -> None:
+        """Queue tasks at ``worker`` up to its depth (or ``count`` more); a task of a broken
+        (backend, size) is answered here instead."""
+        want = worker.depth(self.depth) - len(worker.inflight) if count is None else count
+        tasks: list[Task] = []
+        while len(tasks) < want and pending:
+            for task in pending.take(want - len(tasks)):
+                failure = self._broken.get((task.backend, task.puzzle.box))
+                if failure is None:
+                    tasks.append(task)
+                else:
+                    self._decided.append((task, Outcome(Status.ERROR, failure)))
         if tasks:
             worker.send(tasks)
+
+    def _grow(self, pending: _Feed) -> None:
+        """Start workers while there are tasks for them, one task each, up to ``jobs``."""
+        while len(self._workers) < self.jobs and pending:
+            worker = self._start()
+            self._workers.append(worker)
+            self._refill(worker, pending, 1)
 
     def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
         """Run ``tasks``; yield each with its outcome as it finishes.
@@ -289,47 +158,63 @@ class WorkerPool:
         start while the rest are still being built.
         """
         pending = _Feed(tasks)
-        if not self._workers:
-            self.__enter__()
-        while pending or any(w.inflight for w in self._workers):
+        while pending or self._decided or any(w.inflight for w in self._workers):
+            self._grow(pending)
             for worker in self._workers:
                 self._refill(worker, pending)
+            while self._decided:
+                yield self._decided.popleft()
             busy = [w for w in self._workers if w.inflight]
-            now = time.perf_counter()
-            wake = [w.next_memory_check for w in busy if self.memory_limit_mib]
-            wake += [d for d in (w.deadline() for w in busy) if d is not None]
-            timeout = max(0.0, min(wake) - now) if wake else None
-            pipes = [w.results for w in busy]
-            if all(w.quick() for w in busy):
-                # Short solves: sleep, then take every answer waiting. A process blocked on
-                # a pipe must be woken by each write, and that wake-up (~10 us) is paid by
-                # the writing worker, between two solves.
-                time.sleep(POLL_S if timeout is None else min(POLL_S, timeout))
-                ready = wait(pipes, 0)
-            else:
-                ready = wait(pipes, timeout)
-            now = time.perf_counter()
-            for worker in busy:
-                if worker.results in ready:
-                    yield from self._answers(worker, pending)
-                    continue
-                task = worker.inflight[0]
-                elapsed = now - worker.started
-                deadline = worker.deadline()
-                if deadline is not None and now >= deadline:
-                    during = " during the warm-up" if worker.warming else ""
-                    self._replace(worker, pending)
-                    message = f"killed{during} after {elapsed:.3f} s"
-                    yield task, _killed(Status.TIMEOUT, message, elapsed)
-                elif self.memory_limit_mib and now >= worker.next_memory_check:
-                    worker.next_memory_check = now + MEMORY_POLL_S
-                    rss = worker.rss_mib()
-                    if rss > self.memory_limit_mib:
-                        self._replace(worker, pending)
-                        message = f"killed at {rss:.0f} MiB > limit {self.memory_limit_mib:.0f}"
-                        yield task, _killed(Status.MEMOUT, message, elapsed, rss)
+            if not busy:
+                continue
+            yield from self._wait(busy, pending)
 
-    def _answers(self, worker: _Worker, pending: _Feed) -> Iterator[tuple[Task, Outcome]]:
+    def _wait(self, busy: list[WorkerHandle], pending: _Feed) -> Iterator[tuple[Task, Outcome]]:
+        """Wait for answers or a limit; yield what came, and the tasks killed for a limit."""
+        now = time.perf_counter()
+        wake = [w.next_memory_check for w in busy if self.memory_limit_mib]
+        wake += [d for d in (w.deadline() for w in busy) if d is not None]
+        timeout = max(0.0, min(wake) - now) if wake else None
+        pipes = [w.results for w in busy]
+        if all(w.quick() for w in busy):
+            # Short solves: sleep, then take every answer waiting. A process blocked on
+            # a pipe must be woken by each write, and that wake-up (~10 us) is paid by
+            # the writing worker, between two solves.
+            time.sleep(POLL_S if timeout is None else min(POLL_S, timeout))
+            ready = wait(pipes, 0)
+        else:
+            ready = wait(pipes, timeout)
+        now = time.perf_counter()
+        for worker in busy:
+            if worker.results in ready:
+                yield from self._answers(worker, pending)
+                continue
+            task = worker.inflight[0]
+            elapsed = now - worker.started
+            deadline = worker.deadline()
+            if deadline is not None and now >= deadline:
+                warming = worker.warming
+                self._replace(worker, pending)
+                if warming:
+                    yield task, self._warmup_failed(task, f"no answer after {elapsed:.1f} s")
+                else:
+                    message = f"killed after {elapsed:.3f} s"
+                    yield task, _killed(Status.TIMEOUT, message, elapsed)
+            elif self.memory_limit_mib and now >= worker.next_memory_check:
+                worker.next_memory_check = now + MEMORY_POLL_S
+                rss = worker.rss_mib()
+                if rss > self.memory_limit_mib:
+                    self._replace(worker, pending)
+                    message = f"killed at {rss:.0f} MiB > limit {self.memory_limit_mib:.0f}"
+                    yield task, _killed(Status.MEMOUT, message, elapsed, rss)
+
+    def _warmup_failed(self, task: Task, reason: str) -> Outcome:
+        """Mark ``task``'s (backend, size) broken for ``reason``; the task's ERROR outcome."""
+        failure = f"warm-up failed: {reason}"
+        self._broken[(task.backend, task.puzzle.box)] = failure
+        return Outcome(Status.ERROR, failure)
+
+    def _answers(self, worker: WorkerHandle, pending: _Feed) -> Iterator[tuple[Task, Outcome]]:
         """Every answer waiting in ``worker``'s pipe; a dead worker's head task is ERROR."""
         while worker.inflight:
             task = worker.inflight[0]
@@ -339,6 +224,8 @@ class WorkerPool:
                     if type(received) is Warming:
                         worker.warming = True
                     else:  # Ready: warmed up, the timed part starts at received.at
+                        if received.failure is not None:
+                            self._broken[(task.backend, task.puzzle.box)] = received.failure
                         worker.restart(received.at)
                     if not worker.results.poll():
                         return
@@ -346,9 +233,13 @@ class WorkerPool:
             except (EOFError, OSError):
                 elapsed = time.perf_counter() - worker.started
                 worker.proc.join(1.0)
-                message = _describe_death(worker.proc.exitcode)
+                message = describe_death(worker.proc.exitcode)
+                warming = worker.warming
                 self._replace(worker, pending)
-                yield task, _killed(Status.ERROR, message, elapsed)
+                if warming:
+                    yield task, self._warmup_failed(task, message)
+                else:
+                    yield task, _killed(Status.ERROR, message, elapsed)
                 return
             outcome = Outcome.received(received)
             worker.finished(outcome.done_at)
