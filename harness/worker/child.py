@@ -19,6 +19,7 @@ from backends.base import Status
 from harness.worker.measure import WorkerState, measure, perf_counter, warm_up
 from harness.worker.wire import Outcome, Ready, Warming
 
+ANSWERED = (Status.SOLVED, Status.UNSAT)
 _PR_SET_PDEATHSIG = 1  # prctl options, <linux/prctl.h>
 _PR_SET_CHILD_SUBREAPER = 36
 
@@ -87,9 +88,12 @@ def worker_main(
                     failure = warm_up(wire, state)
                     send(Ready(perf_counter(), failure))  # the task's clock starts now
                 failure = state.broken.get(key)
-                if failure is None:
-                    send(measure(wire, state).wire())
-                else:
+                if failure is not None:
                     send(Outcome(Status.ERROR, failure).wire())
+                    continue
+                outcome = measure(wire, state)
+                send(outcome.wire())
+                if outcome.status not in ANSWERED and getattr(state.cache.get(key[0]), "stale", 0):
+                    state.warmed.discard(key)  # its process is gone: restart it untimed
     except (EOFError, OSError):  # the parent has gone: nobody wants the answers
         return
