@@ -275,6 +275,8 @@ def run(
                 record, repeat, warmup = task.tag
                 if warmup:
                     continue
+                if outcome.native:  # a cmd: solver's statistics may be new columns
+                    writer.add_columns(name for name, _ in outcome.native)
                 row = _base_row(record, task.backend, repeat, config)
                 row.update(
                     judge(record, outcome, config.limit, config.timeout, config.memory_limit_mib)

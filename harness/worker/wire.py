@@ -77,10 +77,12 @@ class Outcome(NamedTuple):
         return cls(Status(status), message, solution, *rest)
 
     def fields(self) -> dict[str, Any]:
-        """The row's measured fields: every field but ``done_at``, native ones flattened."""
+        """The row's measured fields: every field but ``done_at``, native ones flattened
+        (one that has a measured field's name is dropped: it cannot overwrite it)."""
         row = self._asdict()
         del row["native"], row["done_at"]
-        row.update(self.native)
+        for name, value in self.native:
+            row.setdefault(name, value)
         return row
 
 
