@@ -27,9 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import pandas as pd
 from bench_overhead import build
-from common import DATASETS
+from common import DATASETS, harness_run
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -88,16 +87,7 @@ def round_trips(command: str, puzzles: list[Puzzle], solves: int) -> list[float]
 
 def timed_run(spec: str, data: Path, out: Path) -> tuple[float, float]:
     """One `harness run`: (wall seconds, median solve_s of its rows)."""
-    harness = Path(sys.executable).with_name("harness")
-    for path in (out, out.with_suffix(".meta.json"), out.with_suffix(".log")):
-        path.unlink(missing_ok=True)
-    command = [str(harness), "run", "-q", "-b", spec, "--out", str(out), str(data)]
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    if done.returncode != 0:
-        sys.exit(f"harness run failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    rows = pd.read_csv(out)
+    wall, rows = harness_run(spec, data, out)
     if not (rows.status == "UNKNOWN").all():
         sys.exit(f"{spec}: not every row is UNKNOWN: {rows.status.value_counts().to_dict()}")
     return wall, float(rows.solve_s.median())
