@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from click.testing import CliRunner
 from backends.base import Status
 from harness.cli import EXIT_BROKEN_PIPE, main
 from harness.results import read_rows
-from harness.worker import Outcome, Task, WorkerPool, handle
+from harness.worker import Outcome, handle
 from tests.conftest import PROJECT, pattern_puzzle
 from tests.test_signals import SCRIPT
 
@@ -88,13 +89,26 @@ def test_warmup_that_raises_breaks_the_backend(tmp_path: Path, fake_backends: di
     assert (4, expected) == (code, [row["message"].split(" (")[0] for row in rows])
 
 
-def test_jobs_above_the_solves_start_one_worker_per_solve(fake_backends: dict) -> None:
-    """--jobs 8 with two solves starts two workers."""
-    tasks = [Task("counting", pattern_puzzle(2, k), timeout=5) for k in (1, 2)]
-    with WorkerPool(8) as pool:
-        for _ in pool.run(tasks):
-            workers = len(psutil.Process().children())
-    assert 2 == workers
+def test_jobs_above_the_solves_start_one_worker_per_solve(
+    tmp_path: Path, fake_backends: dict
+) -> None:
+    """`harness run --jobs 8` with two solves starts two workers, never more."""
+    seen: list[int] = []
+    done = threading.Event()
+
+    def sample() -> None:  # this process's children (the workers), every 10 ms
+        while not done.is_set():
+            seen.append(len(psutil.Process().children()))
+            time.sleep(0.01)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        code, rows = run_cli(tmp_path, "-b", "slow-warmup", "--jobs", "8", count=2)
+    finally:
+        done.set()
+        sampler.join()
+    assert (0, 2, 2) == (code, len(rows), max(seen))
 
 
 def daemons_left(pidfile: Path) -> list[int]:
