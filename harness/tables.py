@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from backends.base import COUNTERS, Status
-from harness.results import MEASURE_COLUMNS, ResultsError, require_columns
+from harness.results import MEASURE_COLUMNS, ResultsError, require_columns, unescape_cell
 
 ANSWERED = (Status.SOLVED.value, Status.UNSAT.value)
 NUMERIC = (*MEASURE_COLUMNS, *COUNTERS)
@@ -32,6 +32,8 @@ def load(path: str | Path) -> pd.DataFrame:
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # pandas' parse errors too
         raise ResultsError(f"{path}: cannot read it as a results CSV: {exc}") from None
     require_columns(path, frame.columns)
+    for column in frame.columns[[pd.api.types.is_string_dtype(t) for t in frame.dtypes]]:
+        frame[column] = frame[column].map(unescape_cell, na_action="ignore")  # see results.py
     return frame
 
 
