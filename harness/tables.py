@@ -9,7 +9,7 @@ Counters a backend does not report stay empty (NaN), never 0.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -65,6 +65,7 @@ def summary(frame: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFram
     """The comparison table: one row per group (default :func:`grouping`)."""
     by = grouping(frame) if by is None else by
     puzzles = per_puzzle(frame)
+    planned = _planned(puzzles, by)
     rows = []
     for key, group in puzzles.groupby(list(by), sort=True, dropna=False):
         status = group["status"]
@@ -74,7 +75,7 @@ def summary(frame: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFram
         row = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
         row.update(
             {
-                "solved": f"{int(solved.sum())}/{len(group)}",
+                "solved": f"{int(solved.sum())}/{planned(row, len(group))}",
                 "unsat": int((status == Status.UNSAT.value).sum()),
                 "timeouts": int((status == Status.TIMEOUT.value).sum()),
                 "unknown": int((status == Status.UNKNOWN.value).sum()),
@@ -102,6 +103,22 @@ def summary(frame: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFram
         row["guesses_per_puzzle"] = known.mean() if len(known) else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _planned(puzzles: pd.DataFrame, by: Sequence[str]) -> Callable[[dict, int], int]:
+    """How many puzzles each group was planned to cover: every puzzle any backend has a row
+    for in the group's dataset (and size or tier), so a backend whose rows are missing is
+    counted against the puzzles it never ran."""
+    others = [k for k in by if k != "backend"]
+    if "backend" not in by or not others:
+        return lambda row, present: present
+    counts = puzzles.drop_duplicates([*others, "line", "puzzle"]).groupby(others).size()
+
+    def planned(row: dict, present: int) -> int:
+        key = tuple(row[k] for k in others)
+        return max(present, int(counts.get(key if len(key) > 1 else key[0], 0)))
+
+    return planned
 
 
 def render(table: pd.DataFrame) -> str:
