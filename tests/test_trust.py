@@ -173,7 +173,8 @@ def test_resume_refuses_another_or_a_changed_dataset(
     data, out = cut_run
     other = puzzle_file(tmp_path / "other.txt", 2)
     result = invoke("run", "-q", "--resume", "--out", out, other)
-    assert (2, True) == (result.exit_code, f"--resume: FILES {other} (the run used" in result.output)
+    message = f"--resume: FILES {other} (the run used"
+    assert (2, True) == (result.exit_code, message in result.output)
     data.write_text(data.read_text() + pattern_puzzle(2, 2).to_string() + "\n")
     result = invoke("run", "-q", "--resume", "--out", out)
     assert (2, True) == (result.exit_code, "is not the file the run read" in result.output)
@@ -197,7 +198,8 @@ def test_solved_counts_against_the_puzzles_planned() -> None:
 def test_count_above_the_limit_is_error(tmp_path: Path, fakes: None) -> None:
     """7 solutions claimed under limit 1: ERROR, exit 4, and the summary names the reason."""
     out = tmp_path / "r.csv"
-    result = invoke("run", "-q", "-b", "claims-seven", "--out", out, puzzle_file(tmp_path / "p.txt"))
+    data = puzzle_file(tmp_path / "p.txt")
+    result = invoke("run", "-q", "-b", "claims-seven", "--out", out, data)
     rows = read_rows(out)[1]
     assert (4, {"ERROR"}) == (result.exit_code, {r["status"] for r in rows})
     reason = "reported 7 solutions under a limit of 1"
