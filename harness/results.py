@@ -52,7 +52,7 @@ import csv
 import fcntl
 import io
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -313,13 +313,13 @@ class RowWriter:
         self.done.add(row_key(text))
         self.rows.append(text)
 
-    def cross_check(self) -> int:
+    def cross_check(self, settle: Settle | None = None) -> int:
         """Apply :func:`cross_check` to every row of the file; rewrite it if any changed.
 
         Returns how many rows became WRONG. The rows are held in memory, so this costs no
         re-reading of the file.
         """
-        changed = cross_check(self.rows)
+        changed = cross_check(self.rows, settle)
         if changed:
             self._file.close()
             _rewrite(self.path, self.columns, self.rows)
@@ -356,12 +356,21 @@ def _rewrite(path: Path, columns: Sequence[str], rows: Iterable[Mapping[str, Any
     replace_atomically(path, write)
 
 
-def cross_check(rows: list[dict[str, str]]) -> int:
+#: Settles a disputed count: (puzzle text, the solution both sides found) -> a checked
+#: second solution's text, or None when that one is the only solution; raises
+#: :class:`harness.dispute.Unsettled` when it cannot tell in time.
+Settle = Callable[[str, str], str | None]
+
+
+def cross_check(rows: list[dict[str, str]], settle: Settle | None = None) -> int:
     """Mark as WRONG every claim another backend's *checked* answer refutes; return how many.
 
     Within one (dataset, line, puzzle, limit): a checked SOLVED row refutes every UNSAT
     row; two SOLVED rows with different checked solutions prove at least two solutions, so
-    a row that claims exactly one solution under limit 2 is refuted. Rows are changed in place.
+    a row that claims exactly one solution under limit 2 is refuted. When, under limit 2,
+    one row claims one solution and another two with the same grid, ``settle`` decides:
+    a second solution refutes the claims of one, its absence the claims of two. Rows are
+    changed in place.
     """
 
     def group_of(row: dict[str, str]) -> tuple[str, ...]:
@@ -382,28 +391,65 @@ def cross_check(rows: list[dict[str, str]]) -> int:
             groups.setdefault(key, []).append(row)
     changed = 0
     for group in groups.values():
-        solved = [r for r in group if r["status"] == Status.SOLVED]
-        if not solved:
-            continue
-        witness = solved[0]
-        distinct = {r["solution"] for r in solved}
-        for row in group:
-            reason = ""
-            if row["status"] == Status.UNSAT:
-                reason = f"claimed UNSAT, but {witness['backend']} found a checked solution"
-            elif (
-                row["status"] == Status.SOLVED
-                and str(row["limit"]) == "2"
-                and str(row["solutions"]) == "1"
-                and len(distinct) > 1
-            ):
-                other = next(r for r in solved if r["solution"] != row["solution"])
-                reason = (
-                    f"claimed a unique solution, but {other['backend']} found a different "
-                    "checked one"
-                )
-            if reason:
-                row["status"] = Status.WRONG
-                row["message"] = reason
-                changed += 1
+        changed += _refute(group)
+        if settle is not None:
+            changed += _settle(group, settle)
     return changed
+
+
+def _refute(group: list[dict[str, str]]) -> int:
+    """Mark the claims of one group that its checked solutions refute; return how many."""
+    solved = [r for r in group if r["status"] == Status.SOLVED]
+    if not solved:
+        return 0
+    witness = solved[0]
+    distinct = {r["solution"] for r in solved}
+    changed = 0
+    for row in group:
+        reason = ""
+        if row["status"] == Status.UNSAT:
+            reason = f"claimed UNSAT, but {witness['backend']} found a checked solution"
+        elif _claims(row, "1") and len(distinct) > 1:
+            other = next(r for r in solved if r["solution"] != row["solution"])
+            reason = (
+                f"claimed a unique solution, but {other['backend']} found a different checked one"
+            )
+        if reason:
+            row["status"] = Status.WRONG
+            row["message"] = reason
+            changed += 1
+    return changed
+
+
+def _claims(row: Mapping[str, str], count: str) -> bool:
+    return (
+        row["status"] == Status.SOLVED
+        and str(row["limit"]) == "2"
+        and str(row["solutions"]) == count
+    )
+
+
+def _settle(group: list[dict[str, str]], settle: Settle) -> int:
+    """Settle one group's dispute (claims of one and of two, one same grid); how many fell."""
+    ones = [r for r in group if _claims(r, "1")]
+    twos = [r for r in group if _claims(r, "2")]
+    if not ones or not twos or len({r["solution"] for r in ones + twos}) > 1:
+        return 0
+    from harness.dispute import Unsettled
+
+    try:
+        second = settle(ones[0]["puzzle"], ones[0]["solution"])
+    except Unsettled as exc:
+        for row in ones + twos:
+            row["message"] = f"disputed count (1 or 2 solutions) not settled: {exc}"
+        return 0
+    if second is not None:
+        fallen = ones
+        reason = f"claimed a unique solution, but the harness found a second one: {second}"
+    else:
+        fallen = twos
+        reason = "claimed 2 solutions, but the harness's exhaustive search finds only one"
+    for row in fallen:
+        row["status"] = Status.WRONG
+        row["message"] = reason
+    return len(fallen)

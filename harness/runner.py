@@ -23,8 +23,8 @@ from typing import Any
 from backends import REGISTRY, backend_class, make_backend, parse_spec
 from backends.base import Backend, Status
 from backends.errors import SudokuError
-from backends.puzzle import canonical_alphabet
-from harness import provenance
+from backends.puzzle import Puzzle, canonical_alphabet
+from harness import dispute, provenance
 from harness.checker import check_solution, first_difference
 from harness.readers import BadLine, PuzzleRecord
 from harness.results import (
@@ -171,6 +171,20 @@ def seconds(value: float) -> str:
     unit, scaled = ("s", value) if value >= 0.1 else ("ms", value * 1000)
     rounded = round(scaled, 1 - math.floor(math.log10(scaled)))
     return f"{rounded:g} {unit}" if rounded < 1e6 else f"{rounded:.0f} {unit}"
+
+
+def settle_count(puzzle_text: str, solution_text: str, seconds: float) -> str | None:
+    """A checked second solution of the puzzle (as text), or None when ``solution_text``
+    is its only one: the harness's own search (:mod:`harness.dispute`), for a disputed
+    count. Raises :class:`harness.dispute.Unsettled` when it cannot tell in ``seconds``."""
+    puzzle, known = Puzzle.parse(puzzle_text), Puzzle.parse(solution_text)
+    other = dispute.other_solution(puzzle.cells, known.cells, seconds)
+    if other is None:
+        return None
+    reason = check_solution(puzzle.cells, other)
+    if reason is not None:
+        raise dispute.Unsettled(f"the harness's own search gave a refused grid: {reason}")
+    return grid_text(puzzle.n, other)
 
 
 def grid_text(n: int, cells: Sequence[int]) -> str:
@@ -426,7 +440,8 @@ def _solve_all(
                 writer.write(row)
                 if progress:
                     progress(1)
-        result.cross_checked = writer.cross_check()
+        budget = config.timeout or DEFAULT_TIMEOUT_S
+        result.cross_checked = writer.cross_check(lambda p, s: settle_count(p, s, budget))
         result.rows = writer.rows
     return result
 

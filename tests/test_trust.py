@@ -52,9 +52,20 @@ class FormulaMessage(_Fake):
         return SolveResult(Status.UNKNOWN, message="@SUM(1+1)")
 
 
+class ClaimsUnique(_Fake):
+    """Returns mrv's first solution, and claims it is the only one."""
+
+    name = "claims-unique"
+
+    def misbehave(self, puzzle: Puzzle) -> SolveResult:
+        mrv = backends.make_backend("mrv")
+        found = mrv.solve(mrv.encode(puzzle), limit=2)
+        return SolveResult(Status.SOLVED, found.solution, 1)
+
+
 @pytest.fixture
 def fakes(monkeypatch: pytest.MonkeyPatch, fake_backends: dict) -> None:
-    for cls in (ClaimsSeven, FormulaMessage):
+    for cls in (ClaimsSeven, FormulaMessage, ClaimsUnique):
         monkeypatch.setitem(backends.REGISTRY, cls.name, cls)
 
 
@@ -204,6 +215,40 @@ def test_count_above_the_limit_is_error(tmp_path: Path, fakes: None) -> None:
     assert (4, {"ERROR"}) == (result.exit_code, {r["status"] for r in rows})
     reason = "reported 7 solutions under a limit of 1"
     assert f"ERROR: 3 row(s); most common reason (3): {reason}" in result.output
+
+
+def test_a_disputed_count_is_settled_by_the_harness(tmp_path: Path, fakes: None) -> None:
+    """Under limit 2, 'unique' against mrv's 'two' with the same grid: the unique claim is
+    WRONG (the harness finds a second solution), mrv's stays SOLVED, exit 3."""
+    grid = pattern_puzzle(2, 0).to_string()
+    data = tmp_path / "p.txt"
+    data.write_text("." * 8 + grid[8:] + "\n")  # two rows left open: more than one solution
+    out = tmp_path / "r.csv"
+    args = ["-b", "claims-unique", "-b", "mrv", "--limit-solutions", "2", "--out", out, data]
+    result = invoke("run", "-q", *args)
+    rows = {r["backend"]: (r["status"], r["message"].split(":")[0]) for r in read_rows(out)[1]}
+    assert 3 == result.exit_code, result.output
+    assert {
+        "claims-unique": ("WRONG", "claimed a unique solution, but the harness found a second one"),
+        "mrv": ("SOLVED", ""),
+    } == rows
+
+
+def test_a_count_of_two_for_a_unique_puzzle_is_refuted() -> None:
+    """The harness's exhaustive search refutes a claim of two solutions for a unique puzzle."""
+    from harness.results import cross_check
+
+    puzzle = pattern_puzzle(2, 1).to_string()
+    solution = pattern_puzzle(2, 0).to_string()
+    rows = [
+        {"dataset": "d", "line": "1", "puzzle": puzzle, "limit": "2", "backend": b}
+        | {"status": "SOLVED", "solutions": count, "solution": solution, "message": ""}
+        for b, count in (("a", "1"), ("b", "2"))
+    ]
+    from harness.runner import settle_count
+
+    assert 1 == cross_check(rows, lambda p, s: settle_count(p, s, 10))
+    assert ["SOLVED", "WRONG"] == [r["status"] for r in rows]
 
 
 # --- item 9: one line and the documented code, never a traceback ----------------------------
