@@ -193,58 +193,61 @@ def compare(
             result.notes.append(f"--only-common: {cut} row(s) not in both runs left out")
     old_p, new_p = tables.per_puzzle(baseline), tables.per_puzzle(new)
     for backend, dataset in sorted(_groups(baseline) | _groups(new)):
-        old = old_p[(old_p.backend == backend) & (old_p.dataset == dataset)]
-        cur = new_p[(new_p.backend == backend) & (new_p.dataset == dataset)]
 
-        def add(check: str, base: str, now: str, verdict: str, b=backend, d=dataset) -> None:
-            result.findings.append(Finding(b, d, check, base, now, verdict))
+        def part(frame: pd.DataFrame, b: str = backend, d: str = dataset) -> pd.DataFrame:
+            return frame[(frame.backend == b) & (frame.dataset == d)]
 
-        bad = cur[cur.status.isin(BAD)]
-        if len(bad):
-            first = bad.iloc[0]
-            add(
+        old, cur = part(old_p), part(new_p)
+        findings, in_both = _answers(old, cur, scope is not None and backend not in scope)
+        if in_both and _is_deterministic(backend, known):
+            findings += _counter_findings(part(baseline), part(new), tolerance)
+        if in_both and compare_time:
+            pairs = old.merge(cur, on=PAIR_KEYS, suffixes=("_old", "_new"))
+            finding = _time_finding(pairs, time_scale, time_ratio, alpha)
+            findings += [finding] if finding is not None else []
+        result.findings += [Finding(backend, dataset, *f) for f in findings]
+    return result
+
+
+Row = tuple[str, str, str, str]  # check, baseline, new, verdict
+
+
+def _answers(old: pd.DataFrame, cur: pd.DataFrame, not_run: bool) -> tuple[list[Row], bool]:
+    """Rules 1 and 2 for one backend x dataset, and whether both runs have it at all."""
+    findings: list[Row] = []
+    bad = cur[cur.status.isin(BAD)]
+    if len(bad):
+        first = bad.iloc[0]
+        findings.append(
+            (
                 "wrong/errors",
                 str(int(old.status.isin(BAD).sum())),
                 f"{len(bad)} (line {first.line}: {first.status} {first.message})",
                 "WRONG",
             )
-        if cur.empty:
-            not_run = scope is not None and backend not in scope
-            add("present", f"{len(old)} puzzles", *_missing(not_run))
-            continue
-        if old.empty:
-            add("present", "missing", f"{len(cur)} puzzles", "info")
-            continue
-        answered_old = int(old.status.isin(tables.ANSWERED).sum())
-        answered_new = int(cur.status.isin(tables.ANSWERED).sum())
-        verdict = (
-            "REGRESSION"
-            if answered_new < answered_old
-            else "improved"
-            if answered_new > answered_old
-            else "ok"
         )
-        add("answered", f"{answered_old}/{len(old)}", f"{answered_new}/{len(cur)}", verdict)
-        if _is_deterministic(backend, known):
-            rows_old = baseline[(baseline.backend == backend) & (baseline.dataset == dataset)]
-            rows_new = new[(new.backend == backend) & (new.dataset == dataset)]
-            for finding in _counter_findings(rows_old, rows_new, tolerance):
-                add(*finding)
-        if compare_time:
-            pairs = old.merge(cur, on=PAIR_KEYS, suffixes=("_old", "_new"))
-            finding = _time_finding(pairs, time_scale, time_ratio, alpha)
-            if finding is not None:
-                add(*finding)
-    return result
+    if cur.empty:
+        return [*findings, ("present", f"{len(old)} puzzles", *_missing(not_run))], False
+    if old.empty:
+        return [*findings, ("present", "missing", f"{len(cur)} puzzles", "info")], False
+    answered_old = int(old.status.isin(tables.ANSWERED).sum())
+    answered_new = int(cur.status.isin(tables.ANSWERED).sum())
+    verdict = (
+        "REGRESSION"
+        if answered_new < answered_old
+        else "improved"
+        if answered_new > answered_old
+        else "ok"
+    )
+    counts = (f"{answered_old}/{len(old)}", f"{answered_new}/{len(cur)}")
+    return [*findings, ("answered", *counts, verdict)], True
 
 
 def _missing(not_run: bool) -> tuple[str, str]:
     return ("not run", "info") if not_run else ("missing", "REGRESSION")
 
 
-def _counter_findings(
-    old: pd.DataFrame, new: pd.DataFrame, tolerance: float
-) -> list[tuple[str, str, str, str]]:
+def _counter_findings(old: pd.DataFrame, new: pd.DataFrame, tolerance: float) -> list[Row]:
     """Rule 3 for one backend x dataset: each counter compared row by row, per repeat."""
     columns = counter_columns(new)
     first = old.groupby(PAIR_KEYS)["repeat"].min().rename("_first").reset_index()
@@ -256,7 +259,7 @@ def _counter_findings(
         new, on=[*PAIR_KEYS, "_repeat"], suffixes=("_old", "_new")
     )
     pairs = pairs[(pairs.status_old == pairs.status_new) & pairs.status_new.isin(tables.ANSWERED)]
-    findings = []
+    findings: list[Row] = []
     for column in columns:
         if f"{column}_old" not in pairs or f"{column}_new" not in pairs:
             continue
@@ -281,9 +284,7 @@ def _counter_findings(
     return findings
 
 
-def _time_finding(
-    pairs: pd.DataFrame, scale: float, time_ratio: float, alpha: float
-) -> tuple[str, str, str, str] | None:
+def _time_finding(pairs: pd.DataFrame, scale: float, time_ratio: float, alpha: float) -> Row | None:
     """Rule 4 for one backend x dataset's per-puzzle pairs; None when none was answered twice."""
     from scipy.stats import wilcoxon
 
