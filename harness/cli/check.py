@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from backends.errors import SudokuError
-from harness.cli.common import UserError, out_option
+from harness.cli.common import UserError, gate_options, out_option
 from harness.exit_codes import CheckExit
 
 
@@ -41,16 +41,7 @@ from harness.exit_codes import CheckExit
     is_flag=True,
     help="Compare answers and counters only.",
 )
-@click.option(
-    "--compare-time-anyway",
-    is_flag=True,
-    help="Judge time even when the two runs' machines differ (CPU, cores, Python).",
-)
-@click.option(
-    "--only-common",
-    is_flag=True,
-    help="Judge only the backends, datasets and puzzles present in both runs.",
-)
+@gate_options()
 @out_option("Also write the Markdown table here (for a pull-request comment).")
 def check(
     baseline: Path,

@@ -109,6 +109,25 @@ def jobs_option(help: str) -> Callable[[F], F]:
     )
 
 
+def gate_options(prefix: str = "") -> Callable[[F], F]:
+    """--only-common and --compare-time-anyway, for ``check`` and ``run --baseline``."""
+
+    def decorate(function: F) -> F:
+        function = click.option(
+            "--compare-time-anyway",
+            is_flag=True,
+            help=f"{prefix}Judge time even when the two runs' machines differ (CPU, cores, "
+            "Python).",
+        )(function)
+        return click.option(
+            "--only-common",
+            is_flag=True,
+            help=f"{prefix}Judge only the backends, datasets and puzzles of both runs.",
+        )(function)
+
+    return decorate
+
+
 def quiet_option(help: str = "No progress bar.") -> Callable[[F], F]:
     return click.option("-q", "--quiet", is_flag=True, help=help)
 

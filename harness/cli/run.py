@@ -27,6 +27,7 @@ from harness.cli.common import (
     UserError,
     default_out,
     distinct_files,
+    gate_options,
     interrupted_code,
     jobs_option,
     load_records,
@@ -119,16 +120,7 @@ class GateOptions:
     help="After the run, gate it against this CSV as 'harness check' does; backends not "
     "run here are not judged.",
 )
-@click.option(
-    "--only-common",
-    is_flag=True,
-    help="With --baseline: judge only the backends, datasets and puzzles of both runs.",
-)
-@click.option(
-    "--compare-time-anyway",
-    is_flag=True,
-    help="With --baseline: judge time even when the two runs' machines differ.",
-)
+@gate_options("With --baseline: ")
 @click.option(
     "--by-tier",
     is_flag=True,
