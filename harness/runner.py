@@ -270,7 +270,11 @@ def resume_settings(out: Path, given: dict[str, Any]) -> dict[str, Any]:
         path = entry.get("path")
         if path == "-" and "files" not in given:
             raise RunError("--resume: the run read standard input; give - again to resume it")
-        if path != "-" and entry.get("sha256") != provenance.file_sha256(path):
+        digest = None if path == "-" else provenance.file_sha256(path)
+        if path != "-" and digest is None:
+            where = meta.get("cwd", "?")
+            raise RunError(f"--resume: cannot read {path} (the run was started in {where})")
+        if path != "-" and entry.get("sha256") != digest:
             raise RunError(f"--resume: {path} is not the file the run read (SHA-256 differs)")
     return recorded
 
