@@ -53,13 +53,16 @@ def test_a_run_of_two_backends_holds_against_the_baseline(
 
 
 class Sleepy(_Fake):
-    """Solves after sleeping ``delay`` seconds: a backend whose speed a test can change."""
+    """Solves after ``delay`` seconds of busy waiting (a sleep wakes late on a loaded
+    machine): a backend whose speed a test can change."""
 
     name = "sleepy"
-    delay = 0.004
+    delay = 0.01
 
     def misbehave(self, puzzle: Puzzle) -> SolveResult:
-        time.sleep(self.delay)
+        end = time.perf_counter() + self.delay
+        while time.perf_counter() < end:
+            pass
         return _pattern_answer(puzzle)
 
 
