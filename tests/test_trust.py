@@ -298,15 +298,33 @@ def test_out_in_a_missing_folder_is_one_line(tmp_path: Path, command: list[str])
     assert (message, False) == (result.output.strip(), missing.exists())
 
 
-@pytest.mark.parametrize("delay", [0.15, 1.0])
-def test_ctrl_c_while_starting_or_reading_exits_130(delay: float) -> None:
-    """Ctrl-C during start-up or while reading stdin: exit 130, no traceback, no 'Aborted!'."""
-    command = [sys.executable, "-c", "from harness.entry import main; main()", "run", "-q", "-"]
+# A child that presses Ctrl-C on itself while Python imports the command line.
+CTRL_C_WHILE_IMPORTING = """
+import os, signal, sys
+import harness.entry
+
+class PressCtrlC:
+    def find_spec(self, name, path, target=None):
+        if name == "harness.cli.run":
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, PressCtrlC())
+harness.entry.main()
+"""
+
+
+@pytest.mark.parametrize("code", [CTRL_C_WHILE_IMPORTING, "import harness.entry as e; e.main()"])
+def test_ctrl_c_while_starting_or_reading_exits_130(code: str) -> None:
+    """Ctrl-C while the harness imports, or while it reads stdin: exit 130 and one line,
+    never a traceback or click's 'Aborted!'."""
+    command = [sys.executable, "-c", code, "run", "-q", "-"]
     proc = subprocess.Popen(
         command, cwd=PROJECT, stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    time.sleep(delay)
-    proc.send_signal(signal.SIGINT)
+    if code != CTRL_C_WHILE_IMPORTING:
+        time.sleep(1.0)  # started, and waiting for stdin
+        proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=20)
     assert (130, "harness: interrupted") == (proc.returncode, err.strip())
 
