@@ -201,14 +201,16 @@ def calibration_of(meta: dict[str, Any]) -> float | None:
 
 
 def machine_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """How two runs' machines differ, as "what: old -> new" (CPU model, cores, Python)."""
+    """How two runs' machines differ, as "what old -> new" (CPU model, cores, Python)."""
     fields = {
         "CPU": lambda m: m.get("machine", {}).get("cpu_model"),
         "cores": lambda m: m.get("machine", {}).get("cpu_count"),
         "Python": lambda m: m.get("python", {}).get("version"),
     }
-    return [
-        f"{name} {get(old)} -> {get(new)}" for name, get in fields.items() if get(old) != get(new)
+    return [  # a field one run does not record (an older metadata file) is not a difference
+        f"{name} {get(old)} -> {get(new)}"
+        for name, get in fields.items()
+        if None not in (get(old), get(new)) and get(old) != get(new)
     ]
 
 
