@@ -4,7 +4,8 @@
 wrong answer (3) from a backend failure (4) and from bad input (2); ``check``, the CI gate,
 keeps the three-way verdict its callers test (0 holds, 1 regression, 2 wrong answers or
 errors), so a check that cannot even read its input also gives 2. The other commands
-(``generate``, ``explain``, ``rate``, ``backends``, ``datasets``) give 0, 2 or 130.
+(``generate``, ``explain``, ``rate``, ``report``, ``plot``, ``table``, ``backends``,
+``datasets``) give 0, 2 or 130.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ harness check:
   {CheckExit.OK:<4} holds
   {CheckExit.REGRESSION:<4} a regression
   {CheckExit.WRONG:<4} wrong answers or errors, or a CSV or --out it cannot use
-generate, explain, rate, backends, datasets:
+generate, explain, rate, report, plot, table, backends, datasets:
   {RunExit.OK:<4} done
   {RunExit.USAGE:<4} bad input or usage (rate: also an --out that exists)
 every command: {RunExit.INTERRUPTED} on Ctrl-C while starting or reading, never a traceback"""

@@ -329,14 +329,16 @@ def check_out(config: RunConfig) -> tuple[list[str], list[dict[str, str]]] | Non
 def run(
     records: Sequence[PuzzleRecord],
     config: RunConfig,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int, dict[str, Any] | None], None] | None = None,
     background_imports: Sequence[str] = (),
 ) -> RunResult:
     """Run every planned solve, append each checked row to ``config.out`` as it finishes.
 
     The CSV is locked for the run (a second run on it is refused) and checked by
-    :func:`check_out` under the lock. ``background_imports`` names modules the caller needs
-    once the run is over; they load in a thread while the workers solve (see
+    :func:`check_out` under the lock. ``progress(steps, row)`` is called as rows finish
+    (``row`` is None for a row a resumed run already had). ``background_imports`` names
+    modules the caller needs once the run is over; they load in a thread while the workers
+    solve (see
     :func:`harness.worker.import_in_background`).
     """
     config.out.parent.mkdir(parents=True, exist_ok=True)
@@ -400,7 +402,7 @@ def _solve_all(
     records: Sequence[PuzzleRecord],
     config: RunConfig,
     existing: tuple[list[str], list[dict[str, str]]] | None,
-    progress: Callable[[int], None] | None,
+    progress: Callable[[int, dict[str, Any] | None], None] | None,
     background_imports: Sequence[str],
 ) -> RunResult:
     """Write the UNAVAILABLE rows, then every solve's checked row, then cross-check."""
@@ -418,14 +420,14 @@ def _solve_all(
                 if row_key(row) not in writer.done:
                     writer.write(row)
                 if progress:
-                    progress(config.repeat)
+                    progress(config.repeat, row)
         done = writer.done
 
         def todo() -> Iterator[Task]:  # drawn as workers need tasks: solving starts at once
             for record, spec, repeat, warmup in plan(records, config):
                 if done and not warmup and row_key(_base_row(record, spec, repeat, config)) in done:
                     if progress:
-                        progress(1)
+                        progress(1, None)
                     continue
                 tag = (record, repeat, warmup)
                 yield Task(spec, record.puzzle, config.limit, config.timeout, tag)
@@ -443,7 +445,7 @@ def _solve_all(
                 )
                 writer.write(row)
                 if progress:
-                    progress(1)
+                    progress(1, row)
         budget = config.timeout or DEFAULT_TIMEOUT_S
         result.cross_checked = writer.cross_check(lambda p, s: settle_count(p, s, budget))
         result.rows = writer.rows

@@ -36,6 +36,7 @@ from harness.cli.common import (
     stop_signals,
     timeout_option,
 )
+from harness.progress import Progress
 from harness.readers import PuzzleRecord
 
 
@@ -146,7 +147,18 @@ def run(
     by_tier: bool,
     quiet: bool,
 ) -> None:
-    """Run backends over puzzle FILES (- for stdin); write a CSV and print a table."""
+    """Run backends over puzzle FILES (- for stdin); write a CSV and print a table.
+
+    Examples:
+
+    \b
+      harness run datasets/easy.txt                      # mrv, 30 s timeout
+      harness run -b all --timeout 5 datasets/hard95.txt # every backend
+      harness run -b ac3:select=B,order=least -b dlx --repeat 5 datasets/hard95.txt
+      harness run -b all --out results/x.csv FILE        # after Ctrl-C: add --resume
+      harness run -b mrv --baseline results/old.csv FILE # gate it as 'harness check' does
+      harness report results/x.csv -o report.html        # then look at the results
+    """
     given = {
         "backends": list(backends),
         "files": list(files),
@@ -245,12 +257,7 @@ def _solve(
     """Run with a progress bar; a stop signal ends it with the resume hint and its code."""
     total = runner.total_steps(records, config)
     try:
-        with (
-            stop_signals(),
-            click.progressbar(
-                length=total, label="solving", file=sys.stderr, show_pos=True, hidden=quiet
-            ) as bar,
-        ):
+        with stop_signals(), Progress(total, quiet=quiet) as bar:
             return runner.run(
                 records, config, progress=bar.update, background_imports=("harness.tables",)
             )
