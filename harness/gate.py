@@ -88,8 +88,12 @@ class GateResult:
         return "\n".join([*head, *notes, *([""] if notes else []), header, *lines])
 
 
-def deterministic_specs(meta: dict | None) -> dict[str, bool]:
-    """Which backend specs are deterministic, from a run's metadata (empty when unknown)."""
+def deterministic_specs(csv_path: Path) -> dict[str, bool]:
+    """Which backend specs are deterministic: from the run's metadata, else the registry."""
+    return _deterministic_in(provenance.read_meta(csv_path))
+
+
+def _deterministic_in(meta: dict | None) -> dict[str, bool]:
     known: dict[str, bool] = {}
     try:
         for entry in (meta or {}).get("backends", []):
@@ -362,7 +366,7 @@ def check_files(
     scale = 1.0
     if compare_time:
         compare_time, scale, notes = time_judgement(old_meta, new_meta, compare_time_anyway)
-    known = {**deterministic_specs(old_meta), **deterministic_specs(new_meta)}
+    known = {**_deterministic_in(old_meta), **_deterministic_in(new_meta)}
     result = compare(
         tables.load(baseline),
         tables.load(new),
