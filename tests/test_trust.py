@@ -203,6 +203,22 @@ def test_solved_counts_against_the_puzzles_planned() -> None:
     assert {"ac3": "25/60", "mrv": "60/60"} == dict(zip(table.backend, table.solved, strict=True))
 
 
+def test_run_baseline_only_common_judges_the_puzzles_of_both(tmp_path: Path) -> None:
+    """run --baseline on a shorter copy of the baseline's file: fewer answered is a
+    regression, unless --only-common judges only the puzzles both runs have."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    full = puzzle_file(tmp_path / "a" / "p.txt", 4)
+    short = tmp_path / "b" / "p.txt"
+    short.write_text("".join(full.read_text().splitlines(keepends=True)[:2]))
+    base = tmp_path / "base.csv"
+    assert 0 == invoke("run", "-q", "--out", base, full).exit_code
+    args = ["run", "-q", "--baseline", base, short]
+    assert 1 == invoke(*args, "--out", tmp_path / "n1.csv").exit_code
+    result = invoke(*args, "--only-common", "--out", tmp_path / "n2.csv")
+    assert (0, True) == (result.exit_code, "2 row(s) not in both runs left out" in result.output)
+
+
 # --- item 7: solution counts ----------------------------------------------------------------
 
 
