@@ -12,13 +12,15 @@ WRONG any claim (UNSAT, or uniqueness) another backend's checked answer refutes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
+import socket
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from backends import REGISTRY, backend_class, make_backend, parse_spec
 from backends.base import Backend, Status
@@ -29,7 +31,12 @@ from harness.readers import BadLine, PuzzleRecord
 from harness.results import RowWriter, check_resumable, columns_for, row_key
 from harness.worker import Task, WorkerPool, import_in_background
 
+if TYPE_CHECKING:
+    from harness.cluster import ClusterPool, ClusterTarget
+
 DEFAULT_TIMEOUT_S = 30.0
+#: The machine the harness runs on: the ``host`` of every row solved locally.
+HOST = socket.gethostname()
 DEFAULT_MEMORY_MIB = 2048.0
 
 
@@ -72,6 +79,7 @@ class RunConfig:
     resume: bool = False
     skipped: Sequence[BadLine] = ()
     datasets: Sequence[str] = ()
+    cluster: ClusterTarget | None = None  # None: local worker processes (``jobs`` of them)
 
 
 @dataclass
@@ -94,6 +102,7 @@ def _base_row(record: PuzzleRecord, spec: str, repeat: int, config: RunConfig) -
         "repeat": repeat,
         "limit": config.limit,
         "jobs": config.jobs,
+        "host": HOST,
     }
 
 
@@ -242,9 +251,11 @@ def run(
             meta["previous_session"] = json.loads(meta_path.read_text())
         except (OSError, ValueError):
             meta["previous_session"] = "unreadable"
-    provenance.write_json(meta_path, meta)
 
-    with RowWriter(config.out, columns_for(native), existing) as writer:
+    with (
+        executor(config, meta) as pool,  # a cluster that cannot be used fails before writing
+        RowWriter(config.out, columns_for(native), existing) as writer,
+    ):
         result.resumed = len(writer.done)
         for choice in config.backends:  # recorded, never dropped silently
             for record in records:
@@ -268,26 +279,46 @@ def run(
                 tag = (record, repeat, warmup)
                 yield Task(spec, record.puzzle, config.limit, config.timeout, tag)
 
-        with WorkerPool(config.jobs, config.memory_limit_mib) as pool:
-            if background_imports:
-                import_in_background(*background_imports)
-            for task, outcome in pool.run(todo()):
-                record, repeat, warmup = task.tag
-                if warmup:
-                    continue
-                row = _base_row(record, task.backend, repeat, config)
-                row.update(
-                    judge(record, outcome, config.limit, config.timeout, config.memory_limit_mib)
-                )
-                writer.write(row)
-                if progress:
-                    progress(1)
+        if background_imports:
+            import_in_background(*background_imports)
+        for task, outcome in pool.run(todo()):
+            record, repeat, warmup = task.tag
+            if warmup:
+                continue
+            row = _base_row(record, task.backend, repeat, config)
+            row.update(
+                judge(record, outcome, config.limit, config.timeout, config.memory_limit_mib)
+            )
+            writer.write(row)
+            if progress:
+                progress(1)
         result.cross_checked = writer.cross_check()
         result.rows = writer.rows
 
     meta.update(finished=provenance.now_iso(), complete=True, cross_checked=result.cross_checked)
     provenance.write_json(meta_path, meta)
     return result
+
+
+@contextlib.contextmanager
+def executor(config: RunConfig, meta: dict[str, Any]) -> Iterator[WorkerPool | ClusterPool]:
+    """The pool that runs the solves: ``config.jobs`` local worker processes, or the Dask
+    cluster ``config.cluster``. Writes ``meta`` first, with every cluster host's machine
+    and versions, so the metadata names where the rows came from."""
+    if config.cluster is None:
+        provenance.write_json(provenance.meta_path_for(config.out), meta)
+        with WorkerPool(config.jobs, config.memory_limit_mib) as pool:
+            yield pool
+        return
+    from harness import cluster
+
+    with cluster.connect(config.cluster) as client:
+        pool = cluster.ClusterPool(client, config.memory_limit_mib)
+        config.jobs = pool.threads  # solves in parallel, as the rows' ``jobs`` column says
+        meta.update(cluster.hosts_meta(cluster.check_workers(client)))
+        meta.update(cluster=str(config.cluster), jobs=config.jobs)
+        provenance.write_json(provenance.meta_path_for(config.out), meta)
+        yield pool
 
 
 def _count(records: Sequence[PuzzleRecord], dataset: str) -> int:

@@ -8,6 +8,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -32,6 +33,29 @@ from harness.cli.common import (
     quiet_option,
     timeout_option,
 )
+
+if TYPE_CHECKING:
+    from harness.cluster import ClusterTarget
+
+
+def cluster_target(
+    address: str | None, scheduler_file: Path | None, jobs: int
+) -> ClusterTarget | None:
+    """The Dask cluster to solve on, or None for local worker processes."""
+    if address is None and scheduler_file is None:
+        return None
+    if address is not None and scheduler_file is not None:
+        raise UserError("give --cluster or --scheduler-file, not both")
+    if jobs > 1:
+        raise UserError("--jobs is for local runs; a cluster runs one solve per Dask thread")
+    from harness.cluster import ClusterTarget
+
+    target = ClusterTarget(address, scheduler_file)
+    try:
+        target.local_workers  # noqa: B018 - validates local:N now, before any file is read
+    except SudokuError as exc:
+        raise UserError(str(exc)) from None
+    return target
 
 
 def exit_code_for(statuses: Sequence[str]) -> int:
@@ -103,6 +127,20 @@ def exit_code_for(statuses: Sequence[str]) -> int:
     is_flag=True,
     help="Also print the table per difficulty tier (rates each puzzle with 'logic' first).",
 )
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    default=None,
+    help="Solve on a Dask cluster: tcp://HOST:8786, or local:N to start N Dask worker "
+    "processes here (pip install 'sudoku-harness[dask]'). Replaces --jobs.",
+)
+@click.option(
+    "--scheduler-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Solve on the Dask cluster whose scheduler wrote this file (dask scheduler "
+    "--scheduler-file).",
+)
 @quiet_option()
 def run(
     files: tuple[str, ...],
@@ -119,6 +157,8 @@ def run(
     max_bad_lines: int,
     baseline: Path | None,
     by_tier: bool,
+    cluster: str | None,
+    scheduler_file: Path | None,
     quiet: bool,
 ) -> None:
     """Run backends over puzzle FILES (- for stdin); write a CSV and print a table."""
@@ -164,6 +204,7 @@ def run(
         resume=resume,
         skipped=bad,
         datasets=distinct_files(files),
+        cluster=cluster_target(cluster, scheduler_file, jobs),
     )
     total = runner.total_steps(records, config)
     previous = {signum: signal.signal(signum, _terminate) for signum in STOP_SIGNALS}
