@@ -29,7 +29,7 @@ from harness import provenance
 from harness.checker import check_solution, first_difference
 from harness.readers import BadLine, PuzzleRecord
 from harness.results import RowWriter, check_resumable, columns_for, row_key
-from harness.worker import Task, WorkerPool, import_in_background
+from harness.worker import Outcome, Task, WorkerPool, import_in_background
 
 if TYPE_CHECKING:
     from harness.cluster import ClusterPool, ClusterTarget
@@ -108,7 +108,7 @@ def _base_row(record: PuzzleRecord, spec: str, repeat: int, config: RunConfig) -
 
 def judge(
     record: PuzzleRecord,
-    outcome: dict[str, Any],
+    outcome: Outcome,
     limit: int,
     timeout: float | None = None,
     memory_limit_mib: float | None = None,
@@ -121,10 +121,9 @@ def judge(
     parent samples memory every 50 ms, so a short solve can pass the limit unseen; its
     measured peak cannot): neither would have counted in a run with those limits.
     """
-    fields = {k: v for k, v in outcome.items() if k != "native"}
-    fields.update(outcome.get("native", {}))
-    status = Status(outcome["status"])
-    answer = outcome.get("solution")
+    fields = outcome.fields()
+    status = outcome.status
+    answer = outcome.solution
     fields["solution"] = None if answer is None else grid_text(record.puzzle.n, answer)
     reason = None
     if status is Status.SOLVED:
@@ -137,15 +136,15 @@ def judge(
                 reason = f"valid, but not the file's solution ({where})"
         fields["check_s"] = time.perf_counter() - start
     if reason is None and status in (Status.SOLVED, Status.UNSAT):
-        found = outcome.get("solutions", 0) if status is Status.SOLVED else 0
+        found = (outcome.solutions or 0) if status is Status.SOLVED else 0
         if record.expected_count is not None and min(record.expected_count, limit) != found:
             reason = (
                 f"found {found} solution(s) under limit {limit}, "
                 f"the file says {record.expected_count}"
             )
     answered = status in (Status.SOLVED, Status.UNSAT)
-    spent = (outcome.get("encode_s") or 0.0) + (outcome.get("solve_s") or 0.0)
-    peak = outcome.get("peak_rss_mib") or 0.0
+    spent = (outcome.encode_s or 0.0) + (outcome.solve_s or 0.0)
+    peak = outcome.peak_rss_mib or 0.0
     if reason is not None:
         fields["status"] = Status.WRONG
         fields["message"] = reason
