@@ -36,7 +36,7 @@ from typing import Any
 from backends.base import Status
 from backends.errors import SudokuError
 from harness import provenance
-from harness.worker import Task, WorkerPool
+from harness.worker import Outcome, Task, WorkerPool
 
 INSTALL_HINT = "pip install 'sudoku-harness[dask]'"
 #: Seconds to wait for a scheduler to answer, and for its first worker to join.
@@ -93,6 +93,9 @@ def connect(target: ClusterTarget) -> Iterator[Any]:
     import dask
 
     local = target.local_workers
+    # Dask's own notes (a lost worker's chunk rescheduled, ...) would break into the
+    # harness's output; the rows say what happened, and its errors still show.
+    logging.getLogger("distributed").setLevel(logging.ERROR)
     with contextlib.ExitStack() as stack:
         try:
             if local is not None:
@@ -177,7 +180,7 @@ def _comparable(key: str, value: Any) -> Any:
 _local = threading.local()
 
 
-def run_chunk(tasks: list[Task], memory_limit_mib: float | None) -> tuple[str, list[Any]]:
+def run_chunk(tasks: list[Task], memory_limit_mib: float | None) -> tuple[str, list[Outcome]]:
     """Run on a Dask worker: solve ``tasks`` in this thread's warm pool; outcomes in order.
 
     Each task's ``tag`` is its index in the chunk (the harness keeps the real tags).
@@ -189,7 +192,7 @@ def run_chunk(tasks: list[Task], memory_limit_mib: float | None) -> tuple[str, l
         if pool is not None:
             pool.close()
         pool = _local.pool = WorkerPool(1, memory_limit_mib)
-    outcomes: list[Any] = [None] * len(tasks)
+    outcomes: list[Outcome] = [Outcome(Status.ERROR, "not run")] * len(tasks)
     for task, outcome in pool.run(tasks):
         outcomes[task.tag] = outcome
     return socket.gethostname(), outcomes
@@ -222,9 +225,9 @@ class ClusterPool:
     def _mean(self, spec: str) -> float | None:
         return self._seconds[spec] / self._count[spec] if self._count[spec] else None
 
-    def _learn(self, spec: str, outcomes: Iterable[Any]) -> None:
+    def _learn(self, spec: str, outcomes: Iterable[Outcome]) -> None:
         for outcome in outcomes:
-            self._seconds[spec] += float(_field(outcome, "wall_s") or 0.0)
+            self._seconds[spec] += outcome.wall_s or 0.0
             self._count[spec] += 1
 
     def _chunks(self, tasks: Iterator[Task]) -> Iterator[list[Task]]:
@@ -237,7 +240,7 @@ class ClusterPool:
                 yield buffers.pop(task.backend)
         yield from (buffer for buffer in buffers.values() if buffer)
 
-    def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Any]]:
+    def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
         """Run ``tasks`` (drawn lazily) on the cluster; yield each with its outcome."""
         distributed = _dask()
         chunks = self._chunks(iter(tasks))
@@ -266,14 +269,14 @@ class ClusterPool:
             for future in submitted:
                 future.cancel()
 
-    def _collect(self, future: Any, chunk: list[Task]) -> Iterator[tuple[Task, Any]]:
+    def _collect(self, future: Any, chunk: list[Task]) -> Iterator[tuple[Task, Outcome]]:
         """The chunk's outcomes; a chunk the cluster could not run gives ERROR outcomes."""
         distributed = _dask()
         try:
             host, outcomes = future.result()
         except distributed.KilledWorker as exc:
             message = f"the Dask workers running this chunk died ({exc})"
-            host, outcomes = "", [_failed(message) for _ in chunk]
+            host, outcomes = "", [Outcome(Status.ERROR, message) for _ in chunk]
         except ClusterError:
             raise
         except Exception as exc:  # the cluster's own failure (lost scheduler, ...): stop here
@@ -281,20 +284,4 @@ class ClusterPool:
             raise ClusterError(message) from None
         self._learn(chunk[0].backend, outcomes)
         for task, outcome in zip(chunk, outcomes, strict=True):
-            yield task, _with_host(outcome, host)
-
-
-def _field(outcome: Any, name: str) -> Any:
-    return outcome.get(name) if isinstance(outcome, dict) else getattr(outcome, name, None)
-
-
-def _with_host(outcome: Any, host: str) -> Any:
-    if isinstance(outcome, dict):
-        return {**outcome, "host": host}
-    import dataclasses
-
-    return dataclasses.replace(outcome, host=host)
-
-
-def _failed(message: str) -> dict[str, Any]:
-    return {"status": Status.ERROR.value, "message": message, "native": {}}
+            yield task, outcome._replace(host=host)
