@@ -99,14 +99,20 @@ def connect(target: ClusterTarget) -> Iterator[Any]:
     with contextlib.ExitStack() as stack:
         try:
             if local is not None:
-                # Workers must be able to start the solver processes (see the module doc).
-                stack.enter_context(dask.config.set({"distributed.worker.daemon": False}))
+                # Workers must be able to start the solver processes (see the module doc),
+                # and are forked rather than spawned: they start in 0.3 s instead of 2-4 s of
+                # imports, which a 10,000-puzzle run of a fast backend would feel.
+                local_config = {
+                    "distributed.worker.daemon": False,
+                    "distributed.worker.multiprocessing-method": "fork",
+                }
+                stack.enter_context(dask.config.set(local_config))
                 cluster = stack.enter_context(
                     distributed.LocalCluster(
                         n_workers=local,
                         threads_per_worker=1,
                         processes=True,
-                        dashboard_address=None,
+                        dashboard_address=":0",
                         silence_logs=logging.ERROR,
                     )
                 )

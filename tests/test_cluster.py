@@ -51,7 +51,7 @@ def cluster() -> Iterator[str]:
     with (
         dask.config.set({"distributed.worker.daemon": False}),
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as local,
         distributed.Client(local) as client,
     ):
@@ -100,7 +100,7 @@ def test_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path) -> N
     with (
         dask.config.set({"distributed.worker.daemon": False}),
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as local,
         distributed.Client(local) as client,
     ):
@@ -213,13 +213,14 @@ def test_cluster_resumes_a_local_run(cluster: str, tmp_path: Path) -> None:
     assert {"SOLVED"} == {r["status"] for r in rows.values()}
 
 
-def test_meta_records_every_host(cluster: str, tmp_path: Path) -> None:
-    """The metadata names the cluster, each host's machine and versions, and what differs."""
+def test_local_cluster_run_records_every_host(tmp_path: Path) -> None:
+    """--cluster local:2 starts its own cluster; the metadata names it, each host's machine
+    and versions, and what differs between hosts."""
     import json
 
     out = tmp_path / "r.csv"
-    assert 0 == invoke("-b", "norvig", "--cluster", cluster, "--out", str(out), EASY).exit_code
+    assert 0 == invoke("-b", "norvig", "--cluster", "local:2", "--out", str(out), EASY).exit_code
     meta = json.loads(out.with_name("r.meta.json").read_text())
     host = meta["hosts"][socket.gethostname()]
-    assert (cluster, [], 2) == (meta["cluster"], meta["hosts_differ"], meta["jobs"])
+    assert ("local:2", [], 2) == (meta["cluster"], meta["hosts_differ"], meta["jobs"])
     assert meta["packages"] == host["packages"]
