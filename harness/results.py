@@ -13,6 +13,7 @@ backend         backend spec with its non-default options, e.g. ``ac3:select=B``
 repeat          0-based repeat index (``--repeat K`` gives 0..K-1)
 limit           solutions asked for: 1 = find one, 2 = prove uniqueness
 jobs            worker processes that ran in parallel (it changes timings)
+host            the machine that solved it (``--cluster`` runs spread over several)
 status          SOLVED, UNSAT, TIMEOUT, UNKNOWN, WRONG, ERROR, MEMOUT or UNAVAILABLE
 solutions       solutions found under the limit (empty when unknown)
 solution        the first solution, canonical one-line text (empty if none; ``?`` marks a
@@ -82,6 +83,7 @@ BASE_COLUMNS: tuple[str, ...] = (
     "repeat",
     "limit",
     "jobs",
+    "host",
     "status",
     "solutions",
     "solution",

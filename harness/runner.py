@@ -12,13 +12,15 @@ WRONG any claim (UNSAT, or uniqueness) another backend's checked answer refutes.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
+import socket
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from backends import REGISTRY, backend_class, make_backend, parse_spec
 from backends.base import Backend, Status
@@ -37,7 +39,12 @@ from harness.results import (
 )
 from harness.worker import Outcome, Task, WorkerPool, import_in_background
 
+if TYPE_CHECKING:
+    from harness.cluster import ClusterPool, ClusterTarget
+
 DEFAULT_TIMEOUT_S = 30.0
+#: The machine the harness runs on: the ``host`` of every row solved locally.
+HOST = socket.gethostname()
 DEFAULT_MEMORY_MIB = 2048.0
 
 
@@ -80,6 +87,7 @@ class RunConfig:
     resume: bool = False
     skipped: Sequence[BadLine] = ()
     datasets: Sequence[str] = ()
+    cluster: ClusterTarget | None = None  # None: local worker processes (``jobs`` of them)
 
 
 @dataclass
@@ -102,6 +110,7 @@ def _base_row(record: PuzzleRecord, spec: str, repeat: int, config: RunConfig) -
         "repeat": repeat,
         "limit": config.limit,
         "jobs": config.jobs,
+        "host": HOST,
     }
 
 
@@ -345,8 +354,8 @@ def run(
         existing = check_out(config)
         meta = _metadata(records, config)
         meta_path = provenance.meta_path_for(config.out)
-        provenance.write_json(meta_path, meta)
-        result = _solve_all(records, config, existing, progress, background_imports)
+        with executor(config, meta) as pool:  # writes the metadata
+            result = _solve_all(records, config, existing, progress, background_imports, pool)
         meta.update(
             finished=provenance.now_iso(), complete=True, cross_checked=result.cross_checked
         )
@@ -403,6 +412,7 @@ def _solve_all(
     existing: tuple[list[str], list[dict[str, str]]] | None,
     progress: Callable[[int, dict[str, Any] | None], None] | None,
     background_imports: Sequence[str],
+    pool: WorkerPool | ClusterPool,
 ) -> RunResult:
     """Write the UNAVAILABLE rows, then every solve's checked row, then cross-check."""
     result = RunResult(config.out, provenance.meta_path_for(config.out))
@@ -431,23 +441,22 @@ def _solve_all(
                 tag = (record, repeat, warmup)
                 yield Task(spec, record.puzzle, config.limit, config.timeout, tag)
 
-        with WorkerPool(config.jobs, config.memory_limit_mib, log=log_path_for(config.out)) as pool:
-            for task, outcome in pool.run(todo()):
-                if background_imports:  # once the workers have started (forks wait for it)
-                    import_in_background(*background_imports)
-                    background_imports = ()
-                record, repeat, warmup = task.tag
-                if warmup:
-                    continue
-                if outcome.native:  # a cmd: solver's statistics may be new columns
-                    writer.add_columns(name for name, _ in outcome.native)
-                row = _base_row(record, task.backend, repeat, config)
-                row.update(
-                    judge(record, outcome, config.limit, config.timeout, config.memory_limit_mib)
-                )
-                writer.write(row)
-                if progress:
-                    progress(1, row)
+        for task, outcome in pool.run(todo()):
+            if background_imports:  # once the workers have started (forks wait for it)
+                import_in_background(*background_imports)
+                background_imports = ()
+            record, repeat, warmup = task.tag
+            if warmup:
+                continue
+            if outcome.native:  # a cmd: solver's statistics may be new columns
+                writer.add_columns(name for name, _ in outcome.native)
+            row = _base_row(record, task.backend, repeat, config)
+            row.update(
+                judge(record, outcome, config.limit, config.timeout, config.memory_limit_mib)
+            )
+            writer.write(row)
+            if progress:
+                progress(1, row)
         budget = config.timeout or DEFAULT_TIMEOUT_S
         result.cross_checked = writer.cross_check(lambda p, s: settle_count(p, s, budget))
         result.rows = writer.rows
@@ -457,6 +466,29 @@ def _solve_all(
 def log_path_for(csv_path: Path) -> Path:
     """Where the workers' stdout and stderr go: beside the CSV, ``x.csv`` -> ``x.log``."""
     return csv_path.with_suffix(".log")
+
+
+@contextlib.contextmanager
+def executor(config: RunConfig, meta: dict[str, Any]) -> Iterator[WorkerPool | ClusterPool]:
+    """The pool that runs the solves: ``config.jobs`` local worker processes, or the Dask
+    cluster ``config.cluster``. Writes ``meta`` first, with every cluster host's machine
+    and versions, so the metadata names where the rows came from; a cluster that cannot
+    be used fails before anything is written."""
+    meta_path = provenance.meta_path_for(config.out)
+    if config.cluster is None:
+        provenance.write_json(meta_path, meta)
+        with WorkerPool(config.jobs, config.memory_limit_mib, log=log_path_for(config.out)) as pool:
+            yield pool
+        return
+    from harness import cluster
+
+    with cluster.connect(config.cluster) as client:
+        pool = cluster.ClusterPool(client, config.memory_limit_mib)
+        config.jobs = pool.threads  # solves in parallel, as the rows' ``jobs`` column says
+        meta.update(cluster.hosts_meta(cluster.check_workers(client)))
+        meta.update(cluster=str(config.cluster), jobs=config.jobs)
+        provenance.write_json(meta_path, meta)
+        yield pool
 
 
 def _count(records: Sequence[PuzzleRecord], dataset: str) -> int:

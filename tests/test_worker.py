@@ -95,10 +95,11 @@ def test_jobs_above_the_solves_start_one_worker_per_solve(
     """`harness run --jobs 8` with two solves starts two workers, never more."""
     seen: list[int] = []
     done = threading.Event()
+    before = {child.pid for child in psutil.Process().children()}  # e.g. a resource tracker
 
-    def sample() -> None:  # this process's children (the workers), every 10 ms
+    def sample() -> None:  # this process's new children (the workers), every 10 ms
         while not done.is_set():
-            seen.append(len(psutil.Process().children()))
+            seen.append(len({c.pid for c in psutil.Process().children()} - before))
             time.sleep(0.01)
 
     sampler = threading.Thread(target=sample)

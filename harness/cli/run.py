@@ -11,7 +11,7 @@ import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
@@ -38,6 +38,29 @@ from harness.cli.common import (
 )
 from harness.progress import Progress
 from harness.readers import PuzzleRecord
+
+if TYPE_CHECKING:
+    from harness.cluster import ClusterTarget
+
+
+def cluster_target(
+    address: str | None, scheduler_file: Path | None, jobs: int
+) -> ClusterTarget | None:
+    """The Dask cluster to solve on, or None for local worker processes."""
+    if address is None and scheduler_file is None:
+        return None
+    if address is not None and scheduler_file is not None:
+        raise UserError("give --cluster or --scheduler-file, not both")
+    if jobs > 1:
+        raise UserError("--jobs is for local runs; a cluster runs one solve per Dask thread")
+    from harness.cluster import ClusterTarget
+
+    target = ClusterTarget(address, scheduler_file)
+    try:
+        target.local_workers  # noqa: B018 - validates local:N now, before any file is read
+    except SudokuError as exc:
+        raise UserError(str(exc)) from None
+    return target
 
 
 def exit_code_for(statuses: Sequence[str]) -> int:
@@ -127,6 +150,20 @@ class GateOptions:
     is_flag=True,
     help="Also print the table per difficulty tier (rates each puzzle with 'logic' first).",
 )
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    default=None,
+    help="Solve on a Dask cluster: tcp://HOST:8786, or local:N to start N Dask worker "
+    "processes here (pip install 'sudoku-harness[dask]'). Replaces --jobs.",
+)
+@click.option(
+    "--scheduler-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Solve on the Dask cluster whose scheduler wrote this file (dask scheduler "
+    "--scheduler-file).",
+)
 @quiet_option()
 def run(
     files: tuple[str, ...],
@@ -145,6 +182,8 @@ def run(
     only_common: bool,
     compare_time_anyway: bool,
     by_tier: bool,
+    cluster: str | None,
+    scheduler_file: Path | None,
     quiet: bool,
 ) -> None:
     """Run backends over puzzle FILES (- for stdin); write a CSV and print a table.
@@ -170,6 +209,7 @@ def run(
     }
     try:
         config = _config(given, jobs, out, resume)
+        config = dataclasses.replace(config, cluster=cluster_target(cluster, scheduler_file, jobs))
         if baseline is not None:  # a baseline the gate cannot read fails now, not after the run
             results.read_results(baseline)
         runner.validate(config)
@@ -246,7 +286,13 @@ def resume_command(config: runner.RunConfig) -> str:
     args += [a for c in config.backends for a in ("-b", c.spec)]
     args += ["--timeout", f"{config.timeout:g}", "--memory-limit", f"{config.memory_limit_mib:g}"]
     args += ["--limit-solutions", str(config.limit), "--repeat", str(config.repeat)]
-    args += ["--jobs", str(config.jobs), "--seed", str(config.seed)]
+    if config.cluster is None:
+        args += ["--jobs", str(config.jobs)]
+    elif config.cluster.scheduler_file is not None:
+        args += ["--scheduler-file", str(config.cluster.scheduler_file)]
+    else:
+        args += ["--cluster", str(config.cluster.address)]
+    args += ["--seed", str(config.seed)]
     args += ["--resume", "--out", str(config.out), *config.datasets]
     return shlex.join(args)
 

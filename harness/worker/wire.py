@@ -63,6 +63,7 @@ class Outcome(NamedTuple):
     peak_rss_mib: float | None = None
     wall_s: float | None = None  # the whole task in the worker, build to answer
     done_at: float | None = None  # the worker's perf_counter at the end (the parent's clock too)
+    host: str | None = None  # the machine that solved it, where not this one (a cluster run)
 
     def wire(self) -> tuple[Any, ...]:
         """The plain tuple sent to the parent (the status as its string value)."""
@@ -77,10 +78,13 @@ class Outcome(NamedTuple):
         return cls(Status(status), message, solution, *rest)
 
     def fields(self) -> dict[str, Any]:
-        """The row's measured fields: every field but ``done_at``, native ones flattened
-        (one that has a measured field's name is dropped: it cannot overwrite it)."""
+        """The row's measured fields: every field but ``done_at`` (and ``host`` when None),
+        native ones flattened (one that has a measured field's name is dropped: it cannot
+        overwrite it)."""
         row = self._asdict()
         del row["native"], row["done_at"]
+        if row["host"] is None:  # solved here: the row's own host stands
+            del row["host"]
         for name, value in self.native:
             row.setdefault(name, value)
         return row

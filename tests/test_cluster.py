@@ -1,0 +1,226 @@
+"""``harness run --cluster``: a real multi-process Dask cluster gives the rows a local run gives."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from harness.cli import EXIT_USAGE, main
+from harness.results import read_rows, row_key
+from tests.conftest import pattern_puzzle
+from tests.puzzles import PROJECT_DATASETS
+
+distributed = pytest.importorskip("distributed", reason="needs pip install 'sudoku-harness[dask]'")
+
+EASY = str(PROJECT_DATASETS / "easy.txt")
+HARD = str(PROJECT_DATASETS / "hard95.txt")
+COMPARED = ("status", "solutions", "solution", "nodes", "guesses", "backtracks")
+DASK = shutil.which("dask", path=str(Path(sys.executable).parent)) or shutil.which("dask")
+HARNESS = str(Path(sys.executable).parent / "harness")
+NO_DAEMON = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, ["run", "-q", *args])
+
+
+def register_fakes() -> None:
+    """Run on each Dask worker: the misbehaving test backends join its registry."""
+    import backends
+    from tests.fake_backends import FAKES
+
+    backends.REGISTRY.update(FAKES)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """A LocalCluster of 2 worker processes (not daemons), with the fake backends."""
+    import dask
+
+    with (
+        dask.config.set({"distributed.worker.daemon": False}),
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as local,
+        distributed.Client(local) as client,
+    ):
+        client.run(register_fakes)
+        yield local.scheduler_address
+
+
+def by_key(path: Path) -> dict[tuple[str, ...], dict[str, str]]:
+    rows = read_rows(path)[1]
+    assert len(rows) == len({row_key(r) for r in rows})  # one row per key
+    return {row_key(r): r for r in rows}
+
+
+def test_cluster_rows_equal_local_rows(cluster: str, tmp_path: Path) -> None:
+    """Four backends on the cluster give the statuses, answers and counters --jobs 2 gives."""
+    specs = ("-b", "mrv", "-b", "norvig", "-b", "dlx", "-b", "ac3", "--limit-solutions", "2")
+    local, remote = tmp_path / "local.csv", tmp_path / "cluster.csv"
+    assert 0 == invoke(*specs, "--jobs", "2", "--out", str(local), EASY).exit_code
+    assert 0 == invoke(*specs, "--cluster", cluster, "--out", str(remote), EASY).exit_code
+    expected = {k: [r[c] for c in COMPARED] for k, r in by_key(local).items()}
+    actual = {k: [r[c] for c in COMPARED] for k, r in by_key(remote).items()}
+    assert expected == actual
+    assert {socket.gethostname()} == {r["host"] for r in by_key(remote).values()}
+
+
+def test_cluster_kills_hangs_and_records_crashes(
+    cluster: str, tmp_path: Path, fake_backends: dict
+) -> None:
+    """A hanging backend is TIMEOUT and a crashing one ERROR on the cluster, as locally."""
+    puzzles = tmp_path / "p.txt"
+    puzzles.write_text(f"{pattern_puzzle(3, 2).to_string()}\n{pattern_puzzle(3, 3).to_string()}\n")
+    out = tmp_path / "r.csv"
+    args = ("-b", "sleep-forever", "-b", "segfault", "-b", "mrv", "--timeout", "0.5")
+    result = invoke(*args, "--cluster", cluster, "--out", str(out), str(puzzles))
+    statuses = Counter((r["backend"], r["status"]) for r in by_key(out).values())
+    expected = {("sleep-forever", "TIMEOUT"): 2, ("segfault", "ERROR"): 2, ("mrv", "SOLVED"): 2}
+    assert expected == dict(statuses)
+    assert 4 == result.exit_code  # a backend ERROR, as a local run says it
+
+
+def test_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path) -> None:
+    """SIGKILL to one Dask worker mid-run: its chunk runs again; one row per key, all solved."""
+    import dask
+
+    out = tmp_path / "r.csv"
+    with (
+        dask.config.set({"distributed.worker.daemon": False}),
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as local,
+        distributed.Client(local) as client,
+    ):
+        victim = next(iter(client.run(os.getpid).values()))
+        command = [HARNESS, "run", "-q", "-b", "mrv", "-b", "ac3"]
+        command += ["--cluster", local.scheduler_address, "--out", str(out), HARD]
+        run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and _rows(out) < 20:
+            time.sleep(0.05)
+        os.kill(victim, signal.SIGKILL)
+        _, stderr = run.communicate(timeout=120)
+    rows = by_key(out)
+    assert (0, b"") == (run.returncode, stderr)
+    assert 2 * 95 == len(rows)
+    assert {"SOLVED"} == {r["status"] for r in rows.values()}
+
+
+def _rows(path: Path) -> int:
+    try:
+        return path.read_text().count("\n") - 1
+    except OSError:
+        return 0
+
+
+@pytest.mark.skipif(DASK is None, reason="the dask command is not installed")
+def test_scheduler_file_with_workers_started_by_hand(tmp_path: Path) -> None:
+    """`dask scheduler` and `dask worker` as separate commands: a daemonic worker is refused
+    with the setting to use; two started with it run the benchmark."""
+    scheduler_file = tmp_path / "scheduler.json"
+    started: list[subprocess.Popen] = []
+
+    def start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+        process = subprocess.Popen(
+            [DASK, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        started.append(process)
+        return process
+
+    worker = ("worker", "--scheduler-file", str(scheduler_file), "--nthreads", "1")
+    try:
+        start("scheduler", "--scheduler-file", str(scheduler_file), "--no-dashboard", "--port", "0")
+        daemonic = start(*worker, "--no-dashboard")
+        _wait_for_workers(scheduler_file, 1)
+        refused = invoke(
+            "--scheduler-file", str(scheduler_file), "--out", str(tmp_path / "x.csv"), EASY
+        )
+        assert EXIT_USAGE == refused.exit_code
+        assert "DASK_DISTRIBUTED__WORKER__DAEMON=False" in refused.output
+        daemonic.terminate()
+        daemonic.wait(30)
+        _wait_for_workers(scheduler_file, 0)
+        for _ in range(2):
+            start(*worker, "--no-dashboard", env=NO_DAEMON)
+        _wait_for_workers(scheduler_file, 2)
+        out = tmp_path / "r.csv"
+        result = invoke(
+            "-b", "mrv", "--scheduler-file", str(scheduler_file), "--out", str(out), EASY
+        )
+        assert 0 == result.exit_code, result.output
+        assert 50 == sum(r["status"] == "SOLVED" for r in by_key(out).values())
+    finally:
+        for process in reversed(started):
+            process.terminate()
+        for process in started:
+            process.wait(30)
+
+
+def _wait_for_workers(scheduler_file: Path, count: int) -> None:
+    deadline = time.monotonic() + 60
+    while not scheduler_file.exists():
+        assert time.monotonic() < deadline, "the scheduler did not start"
+        time.sleep(0.1)
+    with distributed.Client(scheduler_file=str(scheduler_file), timeout=30) as client:
+        while len(client.scheduler_info(n_workers=-1)["workers"]) != count:
+            assert time.monotonic() < deadline, f"waiting for {count} Dask workers"
+            time.sleep(0.1)
+
+
+def test_scheduler_that_does_not_answer_is_one_line(tmp_path: Path) -> None:
+    """A scheduler address nobody listens on: one line naming it, exit 2, nothing written."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = tmp_path / "r.csv"
+    result = invoke("--cluster", f"tcp://127.0.0.1:{port}", "--out", str(out), EASY)
+    assert EXIT_USAGE == result.exit_code
+    assert f"cannot use the Dask cluster at tcp://127.0.0.1:{port}" in result.output
+    assert not out.exists()
+
+
+def test_without_dask_the_install_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Without Dask installed, --cluster exits 2 with the line that installs it."""
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now fails
+    result = invoke("--cluster", "local:2", "--out", str(tmp_path / "r.csv"), EASY)
+    assert EXIT_USAGE == result.exit_code
+    assert "pip install 'sudoku-harness[dask]'" in result.output
+
+
+def test_cluster_resumes_a_local_run(cluster: str, tmp_path: Path) -> None:
+    """An interrupted run (rows cut short) completes on the cluster: one row per key."""
+    out = tmp_path / "r.csv"
+    assert 0 == invoke("-b", "mrv", "--out", str(out), EASY).exit_code
+    lines = out.read_text().splitlines(keepends=True)
+    out.write_text("".join(lines[:21]))  # the header and 20 rows survived
+    result = invoke("-b", "mrv", "--resume", "--cluster", cluster, "--out", str(out), EASY)
+    assert 0 == result.exit_code, result.output
+    rows = by_key(out)
+    assert 50 == len(rows)
+    assert {"SOLVED"} == {r["status"] for r in rows.values()}
+
+
+def test_local_cluster_run_records_every_host(tmp_path: Path) -> None:
+    """--cluster local:2 starts its own cluster; the metadata names it, each host's machine
+    and versions, and what differs between hosts."""
+    import json
+
+    out = tmp_path / "r.csv"
+    assert 0 == invoke("-b", "norvig", "--cluster", "local:2", "--out", str(out), EASY).exit_code
+    meta = json.loads(out.with_name("r.meta.json").read_text())
+    host = meta["hosts"][socket.gethostname()]
+    assert ("local:2", [], 2) == (meta["cluster"], meta["hosts_differ"], meta["jobs"])
+    assert meta["packages"] == host["packages"]
