@@ -15,7 +15,6 @@ import json
 import os
 import platform
 import stat
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -182,27 +181,30 @@ def _calibration_workload() -> int:
 
 
 #: What :func:`calibrate` times, recorded in the metadata so that runs compare like with like.
-CALIBRATION_WORKLOAD = "8-queens + 2000 dict updates, median of 15"
+CALIBRATION_WORKLOAD = "8-queens + 2000 dict updates, fastest of 31"
 
 
-def calibrate(repeats: int = 15) -> float:
-    """Median seconds of the fixed calibration workload in this process (~10 ms in all)."""
+def calibrate(repeats: int = 31) -> float:
+    """Seconds of the fixed calibration workload in this process: the fastest of
+    ``repeats`` (~15 ms in all). On a shared machine noise only ever adds time, so the
+    fastest run is the steadiest measure of the machine's speed; a median moves with load."""
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
         _calibration_workload()
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return min(times)
 
 
 def calibration_of(meta: dict[str, Any]) -> float | None:
-    """The seconds a run's calibration took (mean of its start and end), or None if absent."""
+    """The seconds a run's calibration took (the faster of its start and end, for the
+    reason :func:`calibrate` gives), or None if absent."""
     entry = meta.get("calibration")
     if not isinstance(entry, dict) or entry.get("workload") != CALIBRATION_WORKLOAD:
         return None
     points = [entry.get(k) for k in ("start_s", "end_s")]
     values = [float(v) for v in points if isinstance(v, (int, float)) and v > 0]
-    return sum(values) / len(values) if values else None
+    return min(values) if values else None
 
 
 def machine_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
