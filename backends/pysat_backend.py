@@ -1,0 +1,166 @@
+"""The ``pysat`` backend: a CNF (:mod:`backends.cnf`) solved by one of PySAT's SAT engines.
+
+``encode`` builds the CNF exactly as the ``pycosat`` backend does (options ``encoding`` and
+``reduce``, same meaning, same defaults); ``solve`` loads it into the engine named by
+``solver`` (``minisat22``, ``glucose4``, ``cadical195``...) and decodes the model. For a second
+solution it adds a clause blocking the grid just found and solves again, incrementally, in the
+same engine: what the engine learnt while finding the first grid is kept.
+
+Time limit: the engines of the MiniSat, Glucose, Maple and MergeSat families stop when
+interrupted, so a timer calls ``interrupt()`` once ``time_limit`` has passed and the result is
+TIMEOUT. PySAT cannot interrupt CaDiCaL, so a CaDiCaL solve runs until it ends or the harness
+kills its worker (the row is TIMEOUT either way).
+
+Counters: PySAT's ``accum_stats()`` (summed over every call, both solutions) goes in
+``native`` under its own names, ``decisions``, ``conflicts``, ``propagations`` and
+``restarts``, with the CNF's ``variables`` and ``clauses``. ``nodes``, ``guesses`` and
+``backtracks`` stay ``None``: CDCL decisions and conflicts are not the search nodes defined
+in :mod:`backends.base`.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, ClassVar
+
+from backends import cnf
+from backends.base import Backend, Option, SolveResult, Status
+from backends.errors import UnknownStatusError
+from backends.puzzle import Puzzle
+from backends.pycosat_backend import PycosatBackend
+
+#: The engines offered: those whose PySAT wrapper supports ``solve_limited`` and reports
+#: ``accum_stats()`` (Lingeling has no limited solve, Kissat no statistics).
+ENGINES: tuple[str, ...] = (
+    "minisat22",
+    "glucose3",
+    "glucose4",
+    "glucose42",
+    "cadical103",
+    "cadical153",
+    "cadical195",
+    "maplechrono",
+    "maplecm",
+    "maplesat",
+    "mergesat3",
+)
+
+#: Engines that PySAT can interrupt (measured: a 0.3 s timer stops each one on a pigeonhole
+#: CNF that takes minutes; every CaDiCaL raises NotImplementedError on ``interrupt()``).
+INTERRUPTIBLE: frozenset[str] = frozenset(e for e in ENGINES if not e.startswith("cadical"))
+
+#: PySAT's own default engine (``Solver()`` with no name is MiniSat 2.2).
+DEFAULT_ENGINE = "minisat22"
+
+#: The statistics ``accum_stats()`` returns, under PySAT's names.
+STATS: tuple[str, ...] = ("decisions", "conflicts", "propagations", "restarts")
+
+#: The CNF options, shared with the pycosat backend (same encodings, same defaults).
+CNF_OPTIONS: tuple[Option, ...] = tuple(
+    opt for opt in PycosatBackend.options if opt.name in ("encoding", "reduce")
+)
+
+
+def translate(answer: Any, interrupted: bool) -> Status:
+    """PySAT's answer as a Status: True SAT, False UNSAT, None stopped (TIMEOUT if we asked)."""
+    if answer is True:
+        return Status.SOLVED
+    if answer is False:
+        return Status.UNSAT
+    if answer is None:
+        return Status.TIMEOUT if interrupted else Status.UNKNOWN
+    raise UnknownStatusError(f"PySAT returned an unknown answer {answer!r}")
+
+
+class PysatBackend(Backend):
+    """Sudoku as SAT, solved incrementally by a PySAT engine (MiniSat, Glucose, CaDiCaL...)."""
+
+    name: ClassVar[str] = "pysat"
+    summary: ClassVar[str] = (
+        "CNF encoding (as pycosat) solved incrementally by a PySAT engine: minisat22, "
+        "glucose4, cadical195..."
+    )
+    requires: ClassVar[str] = "python-sat"
+    options: ClassVar[tuple[Option, ...]] = (
+        Option(
+            "solver",
+            DEFAULT_ENGINE,
+            "PySAT engine; CaDiCaL cannot be interrupted (the harness kills it at the timeout)",
+            choices=ENGINES,
+        ),
+        *CNF_OPTIONS,
+    )
+    deterministic: ClassVar[bool] = True
+    native_counters: ClassVar[tuple[str, ...]] = (*STATS, "variables", "clauses")
+    max_box: ClassVar[int] = 5
+
+    @classmethod
+    def available(cls) -> str | None:
+        try:
+            import pysat.solvers  # noqa: F401
+        except ImportError:
+            return "install python-sat"
+        return None
+
+    def encode(self, puzzle: Puzzle) -> cnf.Cnf:
+        """The CNF (:func:`backends.cnf.encode`); the engine is loaded in :meth:`solve`."""
+        return cnf.encode(puzzle, self.config["encoding"], self.config["reduce"])
+
+    def solve(
+        self, encoded: cnf.Cnf, limit: int = 1, time_limit: float | None = None
+    ) -> SolveResult:
+        """Load the CNF into the engine, solve, block the grid, solve again (limit 2).
+
+        Timed as the solve phase: loading the clauses, searching, decoding.
+        """
+        from pysat.solvers import Solver
+
+        native: dict[str, int | float] = {"variables": encoded.nvars, "clauses": encoded.nclauses}
+        if encoded.contradiction:
+            return SolveResult(Status.UNSAT, native=native, message=encoded.contradiction)
+        engine = self.config["solver"]
+        with Solver(name=engine, bootstrap_with=encoded.clauses) as solver:
+            interrupted = threading.Event()
+            timer = None
+            if time_limit is not None and engine in INTERRUPTIBLE:
+
+                def stop() -> None:
+                    interrupted.set()
+                    solver.interrupt()
+
+                timer = threading.Timer(max(time_limit, 0.0), stop)
+                timer.daemon = True
+                timer.start()
+            try:
+                status, first, found = self._count(solver, encoded, limit, interrupted)
+            finally:
+                if timer is not None:
+                    timer.cancel()
+                    timer.join()
+            native.update({k: v for k, v in solver.accum_stats().items() if k in STATS})
+        if status is Status.TIMEOUT or status is Status.UNKNOWN:
+            message = f"{engine} stopped after {found} solution(s)"
+            return SolveResult(status, first, found, native=native, message=message)
+        if not found:
+            return SolveResult(Status.UNSAT, native=native)
+        return SolveResult(Status.SOLVED, first, found, native=native)
+
+    def _count(
+        self, solver: Any, encoded: cnf.Cnf, limit: int, interrupted: threading.Event
+    ) -> tuple[Status, Any, int]:
+        """Solve up to ``limit`` times, blocking each grid: (last status, first grid, found)."""
+        first = None
+        found = 0
+        status = Status.UNSAT
+        while found < limit:
+            status = translate(solver.solve_limited(expect_interrupt=True), interrupted.is_set())
+            if status is not Status.SOLVED:
+                break
+            model = solver.get_model()
+            first = first or cnf.decode(encoded, model)
+            found += 1
+            block = cnf.blocking_clause(model)
+            if not block:  # nothing left to choose: this grid is the only one
+                break
+            solver.add_clause(block)
+        return status, first, found
