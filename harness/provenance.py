@@ -3,7 +3,8 @@
 It records what a reader needs to trust or repeat a run: the command line, the project's
 version and git SHA, Python and every solver package's version, the CPU model, core count
 and OS, the limits, the seed, jobs, repeats, the datasets (with their SHA-256), the
-backends with their availability, skipped input lines, and the start and end times.
+backends with their availability (and, for a plugin, its distribution, version and entry
+point), skipped input lines, and the start and end times.
 """
 
 from __future__ import annotations
@@ -122,6 +123,16 @@ def environment() -> dict[str, Any]:
         "packages": package_versions(),
         "machine": machine(),
     }
+
+
+def plugin_origin(cls: type) -> dict[str, str] | None:
+    """Where a backend class loaded as a plugin comes from (None for a built-in)."""
+    from backends.plugins import origin_of
+
+    info = origin_of(cls)
+    if info is None:
+        return None
+    return {"distribution": info.distribution, "version": info.version, "entry_point": info.target}
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:

@@ -232,6 +232,7 @@ def run(
                 "available": c.unavailable is None,
                 "reason": c.unavailable,
                 "deterministic": c.cls.deterministic,
+                "plugin": provenance.plugin_origin(c.cls),
             }
             for c in config.backends
         ],

@@ -6,25 +6,44 @@ from pathlib import Path
 
 import click
 
-from backends import REGISTRY
+from backends import REGISTRY, Backend, availability, plugins
 from backends.errors import SudokuError
 from harness.cli.common import UserError
 
 
 @click.command("backends")
 def list_backends() -> None:
-    """List every backend, its options and defaults, and whether it can run here."""
+    """List every backend, its options and defaults, and whether it can run here; then the
+    plugins other installed distributions declare (entry points), with where each comes from."""
     for name, cls in REGISTRY.items():
-        reason = cls.available()
-        state = "available" if reason is None else f"UNAVAILABLE: {reason}"
-        kind = "deterministic" if cls.deterministic else "non-deterministic"
-        click.echo(f"{name}  [{state}; {kind}; up to {cls.max_box**2}x{cls.max_box**2}]")
-        click.echo(f"    {cls.summary}")
-        for opt in cls.options:
-            choices = f" ({'|'.join(opt.choices)})" if opt.choices else ""
-            click.echo(f"    {opt.name}={opt.default}{choices}: {opt.help}")
-        if cls.native_counters:
-            click.echo(f"    native statistics: {', '.join(cls.native_counters)}")
+        _describe(name, cls)
+    found = plugins.listing(REGISTRY)
+    if not found:
+        click.echo(f"\nplugins: none installed (entry-point group {plugins.GROUP!r})")
+        return
+    click.echo(f"\nplugins (entry-point group {plugins.GROUP!r}):")
+    for plugin in found:
+        if plugin.cls is None:
+            click.echo(f"{plugin.name}  [UNAVAILABLE: {plugin.reason}]")
+            click.echo(f"    from {plugin.origin}")
+        else:
+            _describe(plugin.name, plugin.cls, f"from {plugin.origin}")
+
+
+def _describe(name: str, cls: type[Backend], origin: str = "") -> None:
+    """One backend's entry: state, kind, largest grid, summary, options, native statistics."""
+    reason = availability(cls)
+    state = "available" if reason is None else f"UNAVAILABLE: {reason}"
+    kind = "deterministic" if cls.deterministic else "non-deterministic"
+    click.echo(f"{name}  [{state}; {kind}; up to {cls.max_box**2}x{cls.max_box**2}]")
+    click.echo(f"    {cls.summary}")
+    if origin:
+        click.echo(f"    {origin}")
+    for opt in cls.options:
+        choices = f" ({'|'.join(opt.choices)})" if opt.choices else ""
+        click.echo(f"    {opt.name}={opt.default}{choices}: {opt.help}")
+    if cls.native_counters:
+        click.echo(f"    native statistics: {', '.join(cls.native_counters)}")
 
 
 @click.command("datasets")
