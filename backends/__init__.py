@@ -16,6 +16,7 @@ from typing import Any
 from backends.ac3 import Ac3Backend
 from backends.base import Backend, Option, SolveResult, Status
 from backends.cpsat import CpSatBackend
+from backends.cryptosat_backend import CryptosatBackend
 from backends.dlx import DlxBackend
 from backends.errors import BackendOptionError, BackendUnavailableError, UnknownBackendError
 from backends.logic import LogicBackend
@@ -27,6 +28,7 @@ from backends.puzzle import Puzzle
 from backends.pycosat_backend import PycosatBackend
 from backends.pysat_backend import PysatBackend
 from backends.python_constraint import PythonConstraintBackend
+from backends.z3_backend import Z3Backend
 
 REGISTRY: dict[str, type[Backend]] = {
     "cpsat": CpSatBackend,
@@ -40,6 +42,8 @@ REGISTRY: dict[str, type[Backend]] = {
     "python-constraint": PythonConstraintBackend,
     "pysat": PysatBackend,
     "miniexact": MiniexactBackend,
+    "cryptosat": CryptosatBackend,
+    "z3": Z3Backend,
 }
 
 __all__ = [

@@ -35,7 +35,8 @@ def _describe(name: str, cls: type[Backend], origin: str = "") -> None:
     reason = availability(cls)
     state = "available" if reason is None else f"UNAVAILABLE: {reason}"
     kind = "deterministic" if cls.deterministic else "non-deterministic"
-    click.echo(f"{name}  [{state}; {kind}; up to {cls.max_box**2}x{cls.max_box**2}]")
+    slow = "; slow" if cls.slow else ""
+    click.echo(f"{name}  [{state}; {kind}; up to {cls.max_box**2}x{cls.max_box**2}{slow}]")
     click.echo(f"    {cls.summary}")
     if origin:
         click.echo(f"    {origin}")

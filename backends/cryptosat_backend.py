@@ -1,0 +1,98 @@
+"""The ``cryptosat`` backend: a CNF (:mod:`backends.cnf`) solved by CryptoMiniSat (pycryptosat).
+
+``encode`` builds the CNF as the ``pycosat`` backend does (options ``encoding`` and ``reduce``,
+same defaults); ``solve`` loads it into one single-threaded CryptoMiniSat solver and, for a
+second solution, adds a clause blocking the grid found and solves again in the same solver.
+
+CryptoMiniSat takes a time limit per call: ``time_limit`` is passed on (what is left of it
+for the second call), and a call it cuts short answers ``None``, which is TIMEOUT. pycryptosat
+reports no search statistics, so ``nodes``, ``guesses`` and ``backtracks`` stay ``None`` and
+``native`` carries the CNF's ``variables`` and ``clauses``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from backends import cnf
+from backends.base import Backend, Option, SolveResult, Status
+from backends.errors import UnknownStatusError
+from backends.pysat_backend import CNF_OPTIONS
+
+
+def translate(answer: Any, limited: bool) -> Status:
+    """CryptoMiniSat's answer: True SAT, False UNSAT, None stopped (TIMEOUT under a limit)."""
+    if answer is True:
+        return Status.SOLVED
+    if answer is False:
+        return Status.UNSAT
+    if answer is None:
+        return Status.TIMEOUT if limited else Status.UNKNOWN
+    raise UnknownStatusError(f"CryptoMiniSat returned an unknown answer {answer!r}")
+
+
+def model_literals(values: Any, nvars: int) -> list[int]:
+    """pycryptosat's model (a tuple indexed by variable, ``None`` first) as signed literals."""
+    return [v if values[v] else -v for v in range(1, nvars + 1)]
+
+
+class CryptosatBackend(Backend):
+    """Sudoku as SAT, solved incrementally by CryptoMiniSat (pycryptosat), one thread."""
+
+    name: ClassVar[str] = "cryptosat"
+    summary: ClassVar[str] = "CNF encoding (as pycosat) solved incrementally by CryptoMiniSat"
+    requires: ClassVar[str] = "pycryptosat"
+    options: ClassVar[tuple[Option, ...]] = CNF_OPTIONS
+    deterministic: ClassVar[bool] = True
+    native_counters: ClassVar[tuple[str, ...]] = ("variables", "clauses")
+    max_box: ClassVar[int] = 5
+
+    @classmethod
+    def available(cls) -> str | None:
+        try:
+            import pycryptosat  # noqa: F401
+        except ImportError:
+            return "install pycryptosat"
+        return None
+
+    def encode(self, puzzle: Any) -> cnf.Cnf:
+        """The CNF (:func:`backends.cnf.encode`); the solver is loaded in :meth:`solve`."""
+        return cnf.encode(puzzle, self.config["encoding"], self.config["reduce"])
+
+    def solve(
+        self, encoded: cnf.Cnf, limit: int = 1, time_limit: float | None = None
+    ) -> SolveResult:
+        """Load the CNF, solve, block the grid, solve again (limit 2); decoding included."""
+        from pycryptosat import Solver
+
+        native = {"variables": encoded.nvars, "clauses": encoded.nclauses}
+        if encoded.contradiction:
+            return SolveResult(Status.UNSAT, native=native, message=encoded.contradiction)
+        deadline = None if time_limit is None else time.perf_counter() + time_limit
+        solver = Solver(threads=1)
+        solver.add_clauses(encoded.clauses)
+        first = None
+        found = 0
+        status = Status.UNSAT
+        while found < limit:
+            if deadline is None:
+                answer, values = solver.solve()
+            else:
+                answer, values = solver.solve(time_limit=max(deadline - time.perf_counter(), 1e-3))
+            status = translate(answer, deadline is not None)
+            if status is not Status.SOLVED:
+                break
+            model = model_literals(values, encoded.nvars)
+            first = first or cnf.decode(encoded, model)
+            found += 1
+            block = cnf.blocking_clause(model)
+            if not block:  # nothing left to choose: this grid is the only one
+                break
+            solver.add_clause(block)
+        if status in (Status.TIMEOUT, Status.UNKNOWN):
+            message = f"CryptoMiniSat stopped after {found} solution(s)"
+            return SolveResult(status, first, found, native=native, message=message)
+        if not found:
+            return SolveResult(Status.UNSAT, native=native)
+        return SolveResult(Status.SOLVED, first, found, native=native)
