@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from itertools import combinations
 
@@ -97,3 +98,15 @@ def test_spec_shows_non_default_options() -> None:
         PysatBackend().spec,
         PysatBackend(solver="cadical195").spec,
     )
+
+
+def test_easy_puzzle_needs_no_timer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A puzzle decided within the first conflict slice never starts a timer thread."""
+
+    def no_timer(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a timer was started")
+
+    monkeypatch.setattr(threading, "Timer", no_timer)
+    backend = PysatBackend()
+    result = backend.solve(backend.encode(Puzzle.parse(TOP95_FIRST)), limit=2, time_limit=5.0)
+    assert (Status.SOLVED, 1) == (result.status, result.solutions_found)
