@@ -162,8 +162,8 @@ class Backend(ABC):
                          every run (the regression gate compares such counters exactly).
     ``native_counters``  names of the library statistics it puts in ``SolveResult.native``.
     ``max_box``          the largest box side it supports (grids up to ``max_box**2``).
-    ``slow``             True when a typical 9x9 solve takes well over 100 ms: ``harness
-                         backends`` marks it, so quick comparisons can leave it out.
+    ``slow``             True when a typical 9x9 solve takes tens of milliseconds, ten times
+                         the fast backends or more: ``harness backends`` marks it.
     """
 
     name: ClassVar[str]
