@@ -20,9 +20,9 @@ import time
 from typing import Any, ClassVar
 
 from backends import cnf
-from backends.base import Backend, Option, SolveResult, Status
+from backends.base import SolveResult, Status
 from backends.errors import UnknownStatusError
-from backends.pysat_backend import CNF_OPTIONS
+from backends.incremental import IncrementalSatBackend, count_models
 
 
 def translate(answer: Any, limited: bool) -> Status:
@@ -41,15 +41,13 @@ def model_literals(values: Any, nvars: int) -> list[int]:
     return [v if values[v] else -v for v in range(1, nvars + 1)]
 
 
-class CryptosatBackend(Backend):
+class CryptosatBackend(IncrementalSatBackend):
     """Sudoku as SAT, solved incrementally by CryptoMiniSat (pycryptosat), one thread."""
 
     name: ClassVar[str] = "cryptosat"
     summary: ClassVar[str] = "CNF encoding (as pycosat) solved incrementally by CryptoMiniSat"
     requires: ClassVar[str] = "pycryptosat"
-    options: ClassVar[tuple[Option, ...]] = CNF_OPTIONS
     deterministic: ClassVar[bool] = True
-    native_counters: ClassVar[tuple[str, ...]] = ("variables", "clauses")
     max_box: ClassVar[int] = 5
     slow: ClassVar[bool] = True
 
@@ -61,43 +59,24 @@ class CryptosatBackend(Backend):
             return "install pycryptosat"
         return None
 
-    def encode(self, puzzle: Any) -> cnf.Cnf:
-        """The CNF (:func:`backends.cnf.encode`); the solver is loaded in :meth:`solve`."""
-        return cnf.encode(puzzle, self.config["encoding"], self.config["reduce"])
-
-    def solve(
-        self, encoded: cnf.Cnf, limit: int = 1, time_limit: float | None = None
+    def count(
+        self, encoded: cnf.Cnf, limit: int, deadline: float | None, native: dict[str, int | float]
     ) -> SolveResult:
-        """Load the CNF, solve, block the grid, solve again (limit 2); decoding included."""
+        """Load the CNF into one CryptoMiniSat solver and count models."""
         from pycryptosat import Solver
 
-        native = {"variables": encoded.nvars, "clauses": encoded.nclauses}
-        if encoded.contradiction:
-            return SolveResult(Status.UNSAT, native=native, message=encoded.contradiction)
-        deadline = None if time_limit is None else time.perf_counter() + time_limit
         solver = Solver(threads=1)
         solver.add_clauses(encoded.clauses)
-        first = None
-        found = 0
-        status = Status.UNSAT
-        while found < limit:
+
+        def solve_once() -> tuple[Status, list[int] | None]:
             if deadline is None:
                 answer, values = solver.solve()
             else:
                 answer, values = solver.solve(time_limit=max(deadline - time.perf_counter(), 1e-3))
             status = translate(answer, deadline is not None)
-            if status is not Status.SOLVED:
-                break
-            model = model_literals(values, encoded.nvars)
-            first = first or cnf.decode(encoded, model)
-            found += 1
-            block = cnf.blocking_clause(model)
-            if not block:  # nothing left to choose: this grid is the only one
-                break
-            solver.add_clause(block)
-        if status in (Status.TIMEOUT, Status.UNKNOWN):
-            message = f"CryptoMiniSat stopped after {found} solution(s)"
-            return SolveResult(status, first, found, native=native, message=message)
-        if not found:
-            return SolveResult(Status.UNSAT, native=native)
-        return SolveResult(Status.SOLVED, first, found, native=native)
+            model = model_literals(values, encoded.nvars) if status is Status.SOLVED else None
+            return status, model
+
+        return count_models(encoded, limit, solve_once, solver.add_clause).result(
+            native, "CryptoMiniSat"
+        )

@@ -30,10 +30,9 @@ import time
 from typing import Any, ClassVar
 
 from backends import cnf
-from backends.base import Backend, Option, SolveResult, Status
+from backends.base import Option, SolveResult, Status
 from backends.errors import UnknownStatusError
-from backends.puzzle import Puzzle
-from backends.pycosat_backend import PycosatBackend
+from backends.incremental import CNF_OPTIONS, IncrementalSatBackend, count_models
 
 #: The engines offered: those whose PySAT wrapper supports ``solve_limited`` and reports
 #: ``accum_stats()`` (Lingeling has no limited solve, Kissat no statistics).
@@ -65,11 +64,6 @@ DEFAULT_ENGINE = "minisat22"
 #: The statistics ``accum_stats()`` returns, under PySAT's names.
 STATS: tuple[str, ...] = ("decisions", "conflicts", "propagations", "restarts")
 
-#: The CNF options, shared with the pycosat backend (same encodings, same defaults).
-CNF_OPTIONS: tuple[Option, ...] = tuple(
-    opt for opt in PycosatBackend.options if opt.name in ("encoding", "reduce")
-)
-
 
 def translate(answer: Any, interrupted: bool) -> Status:
     """PySAT's answer as a Status: True SAT, False UNSAT, None stopped (TIMEOUT if we asked)."""
@@ -82,7 +76,7 @@ def translate(answer: Any, interrupted: bool) -> Status:
     raise UnknownStatusError(f"PySAT returned an unknown answer {answer!r}")
 
 
-class PysatBackend(Backend):
+class PysatBackend(IncrementalSatBackend):
     """Sudoku as SAT, solved incrementally by a PySAT engine (MiniSat, Glucose, CaDiCaL...)."""
 
     name: ClassVar[str] = "pysat"
@@ -112,53 +106,22 @@ class PysatBackend(Backend):
             return "install python-sat"
         return None
 
-    def encode(self, puzzle: Puzzle) -> cnf.Cnf:
-        """The CNF (:func:`backends.cnf.encode`); the engine is loaded in :meth:`solve`."""
-        return cnf.encode(puzzle, self.config["encoding"], self.config["reduce"])
-
-    def solve(
-        self, encoded: cnf.Cnf, limit: int = 1, time_limit: float | None = None
+    def count(
+        self, encoded: cnf.Cnf, limit: int, deadline: float | None, native: dict[str, int | float]
     ) -> SolveResult:
-        """Load the CNF into the engine, solve, block the grid, solve again (limit 2).
-
-        Timed as the solve phase: loading the clauses, searching, decoding.
-        """
+        """Load the CNF into the engine and count models; PySAT's statistics into native."""
         from pysat.solvers import Solver
 
-        native: dict[str, int | float] = {"variables": encoded.nvars, "clauses": encoded.nclauses}
-        if encoded.contradiction:
-            return SolveResult(Status.UNSAT, native=native, message=encoded.contradiction)
         engine = self.config["solver"]
-        deadline = None if time_limit is None else time.perf_counter() + time_limit
         with Solver(name=engine, bootstrap_with=encoded.clauses) as solver:
-            status, first, found = self._count(solver, encoded, limit, deadline)
-            native.update({k: v for k, v in solver.accum_stats().items() if k in STATS})
-        if status is Status.TIMEOUT or status is Status.UNKNOWN:
-            message = f"{engine} stopped after {found} solution(s)"
-            return SolveResult(status, first, found, native=native, message=message)
-        if not found:
-            return SolveResult(Status.UNSAT, native=native)
-        return SolveResult(Status.SOLVED, first, found, native=native)
 
-    def _count(
-        self, solver: Any, encoded: cnf.Cnf, limit: int, deadline: float | None
-    ) -> tuple[Status, Any, int]:
-        """Solve up to ``limit`` times, blocking each grid: (last status, first grid, found)."""
-        first = None
-        found = 0
-        status = Status.UNSAT
-        while found < limit:
-            status = self._solve_once(solver, deadline)
-            if status is not Status.SOLVED:
-                break
-            model = solver.get_model()
-            first = first or cnf.decode(encoded, model)
-            found += 1
-            block = cnf.blocking_clause(model)
-            if not block:  # nothing left to choose: this grid is the only one
-                break
-            solver.add_clause(block)
-        return status, first, found
+            def solve_once() -> tuple[Status, Any]:
+                status = self._solve_once(solver, deadline)
+                return status, solver.get_model() if status is Status.SOLVED else None
+
+            count = count_models(encoded, limit, solve_once, solver.add_clause)
+            native.update({k: v for k, v in solver.accum_stats().items() if k in STATS})
+        return count.result(native, engine)
 
     def _solve_once(self, solver: Any, deadline: float | None) -> Status:
         """One call of the engine: a budgeted slice, then the rest under a timer if needed."""

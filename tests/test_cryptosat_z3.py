@@ -11,7 +11,7 @@ from backends.cryptosat_backend import CryptosatBackend, model_literals
 from backends.cryptosat_backend import translate as translate_cms
 from backends.errors import UnknownStatusError
 from backends.puzzle import Puzzle
-from backends.z3_backend import Z3Backend
+from backends.z3_backend import Z3Backend, Z3Model
 from backends.z3_backend import translate as translate_z3
 from tests.puzzles import TOP95_FIRST, run
 from tests.test_pysat import pigeonhole
@@ -82,8 +82,18 @@ def test_z3_solving_twice_leaves_the_model_unchanged() -> None:
 
 
 def test_z3_stops_at_the_time_limit() -> None:
-    """A tiny time limit on a 25x25 empty grid gives TIMEOUT with Z3's reason."""
+    """Z3's timeout stops a hard model (11 pigeons, 10 holes, Distinct): TIMEOUT, in time."""
     needs(Z3Backend)
-    backend = Z3Backend()
-    result = backend.solve(backend.encode(Puzzle.parse("." * 625)), time_limit=0.05)
-    assert (Status.TIMEOUT, True) == (result.status, "timeout" in result.message)
+    import z3
+
+    solver = z3.SolverFor("QF_FD")
+    pigeons = [z3.Int(f"p{i}") for i in range(11)]
+    solver.add(*(p >= 1 for p in pigeons), *(p <= 10 for p in pigeons), z3.Distinct(pigeons))
+    model = Z3Model(Puzzle.parse("." * 16), solver, {})
+    start = time.perf_counter()
+    result = Z3Backend().solve(model, time_limit=0.1)
+    assert (Status.TIMEOUT, True, True) == (
+        result.status,
+        "timeout" in result.message,
+        time.perf_counter() - start < 1.5,
+    )
