@@ -115,17 +115,17 @@ def _vetted(ep: Any, builtins: Collection[str]) -> Plugin:
     try:
         obj = ep.load()
     except Exception as exc:  # a third party's import may raise anything: that plugin's alone
-        return _record(ep, None, f"cannot import {ep.value}: {type(exc).__name__}: {exc}")
+        return _record(ep, None, f"cannot import it: {type(exc).__name__}: {exc}")
     if not (isinstance(obj, type) and issubclass(obj, Backend)):
-        return _record(ep, None, f"{ep.value} is {obj!r}, not a subclass of backends.base.Backend")
+        return _record(ep, None, f"{obj!r} is not a subclass of backends.base.Backend")
     if inspect.isabstract(obj):
         missing = ", ".join(sorted(obj.__abstractmethods__))
-        return _record(ep, None, f"{ep.value} does not implement {missing}")
+        return _record(ep, None, f"{obj.__name__} does not implement {missing}")
     if not isinstance(getattr(obj, "summary", None), str):
-        return _record(ep, None, f"{ep.value} has no summary (a one-line str class attribute)")
+        return _record(ep, None, f"{obj.__name__} has no summary (a one-line str attribute)")
     declared = getattr(obj, "name", None)
     if declared != name:
-        reason = f"{ep.value}.name is {declared!r}; it must be the entry point's name {name!r}"
+        reason = f"{obj.__name__}.name is {declared!r}; it must be the entry point's, {name!r}"
         return _record(ep, None, reason)
     return _record(ep, obj, None)
 

@@ -193,18 +193,18 @@ def test_broken_plugins_are_listed_unavailable_with_reasons(broken_plugins: Path
     result = invoke("backends")
     entries = listed(result.output)
     reasons = {
-        "missing": "cannot import tests.plugin_cases_absent:Backend: ModuleNotFoundError",
-        "raises": "cannot import tests.plugin_broken_module:Backend: RuntimeError: "
-        "this plugin fails when imported",
-        "notabackend": "not a subclass of backends.base.Backend",
-        "abstract": "does not implement solve",
-        "misnamed": "name is 'other'; it must be the entry point's name 'misnamed'",
+        "missing": "cannot import it: ModuleNotFoundError: No module named "
+        "'tests.plugin_cases_absent'",
+        "raises": "cannot import it: RuntimeError: this plugin fails when imported",
+        "notabackend": "NotABackend'> is not a subclass of backends.base.Backend",
+        "abstract": "AbstractBackend does not implement solve",
+        "misnamed": "MisnamedBackend.name is 'other'; it must be the entry point's, 'misnamed'",
         "mrv": "the name 'mrv' is a built-in backend's; built-ins win",
     }
     assert (0, {name: True for name in reasons}) == (
         result.exit_code,
         {
-            name: "[UNAVAILABLE: " in entries[name] and why in entries[name]
+            name: "[UNAVAILABLE]" in entries[name] and why in " ".join(entries[name].split())
             for name, why in reasons.items()
         },
     )
@@ -225,7 +225,7 @@ def test_broken_plugin_run_is_one_line_error(broken_plugins: Path, tmp_path: Pat
     assert (EXIT_USAGE, 1, True) == (
         result.exit_code,
         len(result.output.strip().splitlines()),
-        "is unavailable: cannot import" in result.output,
+        "is unavailable: cannot import it" in result.output,
     )
 
 
@@ -286,3 +286,24 @@ def test_builtin_runs_never_read_entry_points(
         str(PROJECT / "datasets" / "easy.txt"),
     )
     assert (0, 100) == (result.exit_code, len(read_rows(out)[1]))
+
+
+def test_a_name_declared_twice_keeps_the_first(broken_plugins: Path) -> None:
+    """When two distributions declare `template`, the one found first is used and the other
+    is listed unavailable, naming the first."""
+    info = broken_plugins / "other_plugins-2.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: other-plugins\nVersion: 2.0\n")
+    (info / "entry_points.txt").write_text(
+        "[sudoku_harness.backends]\ntemplate = backends._template:TemplateBackend\n"
+    )
+    plugins.reset()
+    used, shadowed = sorted(
+        (p for p in plugins.listing(backends.REGISTRY) if p.name == "template"),
+        key=lambda p: p.cls is None,
+    )
+    assert (TemplateBackend, None, f"the name 'template' is already declared by {used.origin}") == (
+        used.cls,
+        shadowed.cls,
+        shadowed.reason,
+    )

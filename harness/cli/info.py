@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import click
@@ -24,7 +25,9 @@ def list_backends() -> None:
     click.echo(f"\nplugins (entry-point group {plugins.GROUP!r}):")
     for plugin in found:
         if plugin.cls is None:
-            click.echo(f"{plugin.name}  [UNAVAILABLE: {plugin.reason}]")
+            click.echo(f"{plugin.name}  [UNAVAILABLE]")
+            for line in textwrap.wrap(str(plugin.reason), 96, break_long_words=False):
+                click.echo(f"    {line}")
             click.echo(f"    from {plugin.origin}")
         else:
             _describe(plugin.name, plugin.cls, f"from {plugin.origin}")
