@@ -77,7 +77,7 @@ def backend_class(name: str) -> type[Backend]:
         raise UnknownBackendError(f"unknown backend {name!r}; valid backends: {valid}")
     if found.cls is None:
         raise BackendUnavailableError(
-            f"backend {name!r} ({found.origin}) is unavailable: {found.reason}"
+            f"backend {name!r} from {found.origin} is unavailable: {found.reason}"
         )
     return found.cls
 

@@ -127,9 +127,10 @@ def environment() -> dict[str, Any]:
 
 def plugin_origin(cls: type) -> dict[str, str] | None:
     """Where a backend class loaded as a plugin comes from (None for a built-in)."""
-    from backends.plugins import origin_of
-
-    info = origin_of(cls)
+    plugins = sys.modules.get("backends.plugins")
+    if plugins is None:  # never imported: this process loaded no plugin
+        return None
+    info = plugins.origin_of(cls)
     if info is None:
         return None
     return {"distribution": info.distribution, "version": info.version, "entry_point": info.target}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from backends import REGISTRY, Backend, availability, plugins
+from backends import REGISTRY, Backend, availability
 from backends.errors import SudokuError
 from harness.cli.common import UserError
 
@@ -16,6 +16,8 @@ from harness.cli.common import UserError
 def list_backends() -> None:
     """List every backend, its options and defaults, and whether it can run here; then the
     plugins other installed distributions declare (entry points), with where each comes from."""
+    from backends import plugins  # only this command and a plugin's run need it
+
     for name, cls in REGISTRY.items():
         _describe(name, cls)
     found = plugins.listing(REGISTRY)
