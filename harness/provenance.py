@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import platform
+import stat
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -94,10 +95,14 @@ def machine() -> dict[str, Any]:
 
 
 def file_sha256(path: str) -> str | None:
+    """The SHA-256 of a regular file; None for stdin, a FIFO, a pipe or a device, which a
+    second opening would block on or find empty (the readers have already read them)."""
     if path == "-":
         return None
     digest = hashlib.sha256()
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
         with open(path, "rb") as f:
             for block in iter(lambda: f.read(1 << 20), b""):
                 digest.update(block)

@@ -193,13 +193,15 @@ def unsupported_reason(choice: BackendChoice, record: PuzzleRecord) -> str | Non
 def run(
     records: Sequence[PuzzleRecord],
     config: RunConfig,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int, dict[str, Any] | None], None] | None = None,
     background_imports: Sequence[str] = (),
 ) -> RunResult:
     """Run every planned solve, append each checked row to ``config.out`` as it finishes.
 
-    ``background_imports`` names modules the caller needs once the run is over; they load
-    in a thread while the workers solve (see :func:`harness.worker.import_in_background`).
+    ``progress(steps, row)`` is called as rows finish (``row`` is None for a row a resumed
+    run already had). ``background_imports`` names modules the caller needs once the run is
+    over; they load in a thread while the workers solve (see
+    :func:`harness.worker.import_in_background`).
     """
     existing = None  # the rows a resumed run keeps, checked before anything is written
     if config.resume and config.out.exists():
@@ -257,14 +259,14 @@ def run(
                 if row_key(row) not in writer.done:
                     writer.write(row)
                 if progress:
-                    progress(config.repeat)
+                    progress(config.repeat, row)
         done = writer.done
 
         def todo() -> Iterator[Task]:  # drawn as workers need tasks: solving starts at once
             for record, spec, repeat, warmup in plan(records, config):
                 if done and not warmup and row_key(_base_row(record, spec, repeat, config)) in done:
                     if progress:
-                        progress(1)
+                        progress(1, None)
                     continue
                 tag = (record, repeat, warmup)
                 yield Task(spec, record.puzzle, config.limit, config.timeout, tag)
@@ -282,7 +284,7 @@ def run(
                 )
                 writer.write(row)
                 if progress:
-                    progress(1)
+                    progress(1, row)
         result.cross_checked = writer.cross_check()
         result.rows = writer.rows
 

@@ -40,11 +40,12 @@ def test_cryptosat_model_literals() -> None:
 
 
 def test_cryptosat_stops_at_the_time_limit() -> None:
-    """CryptoMiniSat's own time limit stops a hard CNF: TIMEOUT, well within a second."""
+    """CryptoMiniSat's own time limit stops a hard CNF (minutes without it): TIMEOUT."""
     needs(CryptosatBackend)
     start = time.perf_counter()
     result = CryptosatBackend().solve(pigeonhole(11), time_limit=0.2)
-    assert (Status.TIMEOUT, True) == (result.status, time.perf_counter() - start < 1.5)
+    elapsed = time.perf_counter() - start  # minutes without a limit
+    assert (Status.TIMEOUT, True) == (result.status, elapsed < 10)
 
 
 def test_z3_translate() -> None:
@@ -95,5 +96,5 @@ def test_z3_stops_at_the_time_limit() -> None:
     assert (Status.TIMEOUT, True, True) == (
         result.status,
         "timeout" in result.message,
-        time.perf_counter() - start < 1.5,
+        time.perf_counter() - start < 10,  # minutes without a limit
     )

@@ -98,6 +98,8 @@ def listed(output: str) -> dict[str, str]:
     entries: dict[str, str] = {}
     name = ""
     for line in output.split("plugins (", 1)[1].splitlines()[1:]:
+        if not line:  # the plugins end at the blank line before the shorthand legend
+            break
         if not line.startswith(" "):
             name = line.split()[0]
             entries[name] = ""

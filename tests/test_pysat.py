@@ -64,8 +64,8 @@ def test_interrupt_stops_at_the_time_limit() -> None:
     assert "minisat22" in INTERRUPTIBLE
     start = time.perf_counter()
     result = PysatBackend(solver="minisat22").solve(pigeonhole(11), time_limit=0.2)
-    elapsed = time.perf_counter() - start
-    assert (Status.TIMEOUT, 0, True) == (result.status, result.solutions_found, elapsed < 1.5)
+    elapsed = time.perf_counter() - start  # minutes without a limit
+    assert (Status.TIMEOUT, 0, True) == (result.status, result.solutions_found, elapsed < 10)
     assert result.native["conflicts"] > 0
 
 

@@ -28,6 +28,7 @@ from harness.cli.common import (
 from harness.cli.explain import explain, rate
 from harness.cli.generate import generate
 from harness.cli.info import datasets, list_backends
+from harness.cli.report import plot, report, table
 from harness.cli.run import run
 
 __all__ = [
@@ -47,5 +48,5 @@ def main() -> None:
     """Compare Sudoku solvers: run them over puzzle files, check and time every answer."""
 
 
-for command in (run, check, list_backends, generate, explain, rate, datasets):
+for command in (run, check, list_backends, generate, explain, rate, datasets, report, plot, table):
     main.add_command(command)

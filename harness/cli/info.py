@@ -11,6 +11,20 @@ from backends import REGISTRY, Backend, availability
 from backends.errors import SudokuError
 from harness.cli.common import UserError
 
+#: What the shorthand in the backends' descriptions means.
+SHORTHAND = (
+    "Shorthand: 'seed 000'..'seed 004' name the solver write-ups this project started from "
+    "(../shared/seeds/; benchmarks/reproduce.py SEED reruns each one's comparison): 000 "
+    "backtracking, plain and fewest-candidates; 001 Norvig's propagation, with Vermeer's "
+    "pairs; 002 singles before backtracking, iterative; 003 a book chapter's backtrack and "
+    "rule ladder; 004 backtracking with AC-3, where approach A/B is the cell choice and "
+    "A-1/A-2 the value orders. Run a backend as NAME or NAME:opt=value,... (harness run -b)."
+)
+
+
+def _wrapped(text: str, indent: str, width: int = 100) -> str:
+    return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=indent + "  ")
+
 
 @click.command("backends")
 def list_backends() -> None:
@@ -23,16 +37,16 @@ def list_backends() -> None:
     found = plugins.listing(REGISTRY)
     if not found:
         click.echo(f"\nplugins: none installed (entry-point group {plugins.GROUP!r})")
-        return
-    click.echo(f"\nplugins (entry-point group {plugins.GROUP!r}):")
+    else:
+        click.echo(f"\nplugins (entry-point group {plugins.GROUP!r}):")
     for plugin in found:
         if plugin.cls is None:
-            click.echo(f"{plugin.name}  [UNAVAILABLE]")
-            for line in textwrap.wrap(str(plugin.reason), 96, break_long_words=False):
-                click.echo(f"    {line}")
-            click.echo(f"    from {plugin.origin}")
+            click.echo(_wrapped(f"{plugin.name}  [UNAVAILABLE]", ""))
+            click.echo(_wrapped(str(plugin.reason), "    "))
+            click.echo(_wrapped(f"from {plugin.origin}", "    "))
         else:
             _describe(plugin.name, plugin.cls, f"from {plugin.origin}")
+    click.echo("\n" + _wrapped(SHORTHAND, ""))
 
 
 def _describe(name: str, cls: type[Backend], origin: str = "") -> None:
@@ -40,16 +54,17 @@ def _describe(name: str, cls: type[Backend], origin: str = "") -> None:
     reason = availability(cls)
     state = "available" if reason is None else f"UNAVAILABLE: {reason}"
     kind = "deterministic" if cls.deterministic else "non-deterministic"
+    size = f"up to {cls.max_box**2}x{cls.max_box**2}"
     slow = "; slow" if cls.slow else ""
-    click.echo(f"{name}  [{state}; {kind}; up to {cls.max_box**2}x{cls.max_box**2}{slow}]")
-    click.echo(f"    {cls.summary}")
+    click.echo(_wrapped(f"{name}  [{state}; {kind}; {size}{slow}]", ""))
+    click.echo(_wrapped(cls.summary, "    "))
     if origin:
-        click.echo(f"    {origin}")
+        click.echo(_wrapped(origin, "    "))
     for opt in cls.options:
         choices = f" ({'|'.join(opt.choices)})" if opt.choices else ""
-        click.echo(f"    {opt.name}={opt.default}{choices}: {opt.help}")
+        click.echo(_wrapped(f"{opt.name}={opt.default}{choices}: {opt.help}", "    "))
     if cls.native_counters:
-        click.echo(f"    native statistics: {', '.join(cls.native_counters)}")
+        click.echo(_wrapped(f"native statistics: {', '.join(cls.native_counters)}", "    "))
 
 
 @click.command("datasets")

@@ -32,6 +32,7 @@ from harness.cli.common import (
     quiet_option,
     timeout_option,
 )
+from harness.progress import Progress
 
 
 def exit_code_for(statuses: Sequence[str]) -> int:
@@ -121,7 +122,18 @@ def run(
     by_tier: bool,
     quiet: bool,
 ) -> None:
-    """Run backends over puzzle FILES (- for stdin); write a CSV and print a table."""
+    """Run backends over puzzle FILES (- for stdin); write a CSV and print a table.
+
+    Examples:
+
+    \b
+      harness run datasets/easy.txt                      # mrv, 30 s timeout
+      harness run -b all --timeout 5 datasets/hard95.txt # every backend
+      harness run -b ac3:select=B,order=least -b dlx --repeat 5 datasets/hard95.txt
+      harness run -b all --out results/x.csv FILE        # after Ctrl-C: add --resume
+      harness run -b mrv --baseline results/old.csv FILE # gate it as 'harness check' does
+      harness report results/x.csv -o report.html        # then look at the results
+    """
     try:
         choices = runner.resolve_backends(backends)
     except SudokuError as exc:
@@ -168,13 +180,7 @@ def run(
     total = runner.total_steps(records, config)
     previous = {signum: signal.signal(signum, _terminate) for signum in STOP_SIGNALS}
     try:
-        with click.progressbar(
-            length=total,
-            label="solving",
-            file=sys.stderr,
-            show_pos=True,
-            hidden=quiet,
-        ) as bar:
+        with Progress(total, quiet=quiet) as bar:
             result = runner.run(
                 records, config, progress=bar.update, background_imports=("harness.tables",)
             )
