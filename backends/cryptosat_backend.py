@@ -21,19 +21,12 @@ from typing import Any, ClassVar
 
 from backends import cnf
 from backends.base import SolveResult, Status
-from backends.errors import UnknownStatusError
-from backends.incremental import IncrementalSatBackend, count_models
+from backends.incremental import IncrementalSatBackend, count_models, translate_answer
 
 
 def translate(answer: Any, limited: bool) -> Status:
     """CryptoMiniSat's answer: True SAT, False UNSAT, None stopped (TIMEOUT under a limit)."""
-    if answer is True:
-        return Status.SOLVED
-    if answer is False:
-        return Status.UNSAT
-    if answer is None:
-        return Status.TIMEOUT if limited else Status.UNKNOWN
-    raise UnknownStatusError(f"CryptoMiniSat returned an unknown answer {answer!r}")
+    return translate_answer(answer, limited, "CryptoMiniSat")
 
 
 def model_literals(values: Any, nvars: int) -> list[int]:

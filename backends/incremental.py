@@ -18,6 +18,7 @@ from typing import ClassVar
 
 from backends import cnf
 from backends.base import Backend, Option, SolveResult, Status
+from backends.errors import UnknownStatusError
 from backends.puzzle import Grid, Puzzle
 from backends.pycosat_backend import PycosatBackend
 
@@ -28,6 +29,18 @@ CNF_OPTIONS: tuple[Option, ...] = tuple(
 
 #: One call of the solver: its translated status, and the model (signed literals) if SOLVED.
 SolveOnce = Callable[[], tuple[Status, Sequence[int] | None]]
+
+
+def translate_answer(answer: object, stopped: bool, solver: str) -> Status:
+    """The answer of a SAT call as PySAT and pycryptosat give it: True SAT, False UNSAT, None
+    stopped (TIMEOUT when ``stopped`` says the time limit did it, else UNKNOWN)."""
+    if answer is True:
+        return Status.SOLVED
+    if answer is False:
+        return Status.UNSAT
+    if answer is None:
+        return Status.TIMEOUT if stopped else Status.UNKNOWN
+    raise UnknownStatusError(f"{solver} returned an unknown answer {answer!r}")
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,12 @@ from typing import Any, ClassVar
 
 from backends import cnf
 from backends.base import Option, SolveResult, Status
-from backends.errors import UnknownStatusError
-from backends.incremental import CNF_OPTIONS, IncrementalSatBackend, count_models
+from backends.incremental import (
+    CNF_OPTIONS,
+    IncrementalSatBackend,
+    count_models,
+    translate_answer,
+)
 
 #: The engines offered: those whose PySAT wrapper supports ``solve_limited`` and reports
 #: ``accum_stats()`` (Lingeling has no limited solve, Kissat no statistics).
@@ -67,13 +71,7 @@ STATS: tuple[str, ...] = ("decisions", "conflicts", "propagations", "restarts")
 
 def translate(answer: Any, interrupted: bool) -> Status:
     """PySAT's answer as a Status: True SAT, False UNSAT, None stopped (TIMEOUT if we asked)."""
-    if answer is True:
-        return Status.SOLVED
-    if answer is False:
-        return Status.UNSAT
-    if answer is None:
-        return Status.TIMEOUT if interrupted else Status.UNKNOWN
-    raise UnknownStatusError(f"PySAT returned an unknown answer {answer!r}")
+    return translate_answer(answer, interrupted, "PySAT")
 
 
 class PysatBackend(IncrementalSatBackend):
