@@ -206,6 +206,17 @@ class RowWriter:
             self._open()
         return changed
 
+    def add_columns(self, names: Iterable[str]) -> None:
+        """Widen the header with ``names`` it lacks (native statistics first met during the
+        run, from a ``cmd:`` solver): the file is rewritten once, atomically; earlier rows
+        keep empty cells there."""
+        new = [name for name in names if name not in self.columns]
+        if new:
+            self.columns = [*self.columns, *new]
+            self._file.close()
+            _rewrite(self.path, self.columns, self.rows)
+            self._open()
+
     def close(self) -> None:
         self._file.close()
 

@@ -27,7 +27,7 @@ from harness import provenance
 from harness.checker import check_solution, first_difference
 from harness.readers import BadLine, PuzzleRecord
 from harness.results import RowWriter, check_resumable, columns_for, row_key
-from harness.worker import Task, WorkerPool, import_in_background
+from harness.worker import Outcome, Task, WorkerPool, import_in_background
 
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MEMORY_MIB = 2048.0
@@ -99,7 +99,7 @@ def _base_row(record: PuzzleRecord, spec: str, repeat: int, config: RunConfig) -
 
 def judge(
     record: PuzzleRecord,
-    outcome: dict[str, Any],
+    outcome: Outcome,
     limit: int,
     timeout: float | None = None,
     memory_limit_mib: float | None = None,
@@ -112,10 +112,9 @@ def judge(
     parent samples memory every 50 ms, so a short solve can pass the limit unseen; its
     measured peak cannot): neither would have counted in a run with those limits.
     """
-    fields = {k: v for k, v in outcome.items() if k != "native"}
-    fields.update(outcome.get("native", {}))
-    status = Status(outcome["status"])
-    answer = outcome.get("solution")
+    fields = outcome.fields()
+    status = outcome.status
+    answer = outcome.solution
     fields["solution"] = None if answer is None else grid_text(record.puzzle.n, answer)
     reason = None
     if status is Status.SOLVED:
@@ -128,15 +127,15 @@ def judge(
                 reason = f"valid, but not the file's solution ({where})"
         fields["check_s"] = time.perf_counter() - start
     if reason is None and status in (Status.SOLVED, Status.UNSAT):
-        found = outcome.get("solutions", 0) if status is Status.SOLVED else 0
+        found = (outcome.solutions or 0) if status is Status.SOLVED else 0
         if record.expected_count is not None and min(record.expected_count, limit) != found:
             reason = (
                 f"found {found} solution(s) under limit {limit}, "
                 f"the file says {record.expected_count}"
             )
     answered = status in (Status.SOLVED, Status.UNSAT)
-    spent = (outcome.get("encode_s") or 0.0) + (outcome.get("solve_s") or 0.0)
-    peak = outcome.get("peak_rss_mib") or 0.0
+    spent = (outcome.encode_s or 0.0) + (outcome.solve_s or 0.0)
+    peak = outcome.peak_rss_mib or 0.0
     if reason is not None:
         fields["status"] = Status.WRONG
         fields["message"] = reason
@@ -271,13 +270,16 @@ def run(
                 tag = (record, repeat, warmup)
                 yield Task(spec, record.puzzle, config.limit, config.timeout, tag)
 
-        with WorkerPool(config.jobs, config.memory_limit_mib) as pool:
-            if background_imports:
-                import_in_background(*background_imports)
+        with WorkerPool(config.jobs, config.memory_limit_mib, log=log_path_for(config.out)) as pool:
             for task, outcome in pool.run(todo()):
+                if background_imports:  # once the workers have started (forks wait for it)
+                    import_in_background(*background_imports)
+                    background_imports = ()
                 record, repeat, warmup = task.tag
                 if warmup:
                     continue
+                if outcome.native:  # a cmd: solver's statistics may be new columns
+                    writer.add_columns(name for name, _ in outcome.native)
                 row = _base_row(record, task.backend, repeat, config)
                 row.update(
                     judge(record, outcome, config.limit, config.timeout, config.memory_limit_mib)
@@ -291,6 +293,11 @@ def run(
     meta.update(finished=provenance.now_iso(), complete=True, cross_checked=result.cross_checked)
     provenance.write_json(meta_path, meta)
     return result
+
+
+def log_path_for(csv_path: Path) -> Path:
+    """Where the workers' stdout and stderr go: beside the CSV, ``x.csv`` -> ``x.log``."""
+    return csv_path.with_suffix(".log")
 
 
 def _count(records: Sequence[PuzzleRecord], dataset: str) -> int:
