@@ -15,14 +15,14 @@ and fit a width by splitting into parts that repeat the key columns.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from backends.base import COUNTERS, Status
 from harness import humanize
-from harness.results import MEASURE_COLUMNS, ResultsError, require_columns
+from harness.results import MEASURE_COLUMNS, ResultsError, require_columns, unescape_cell
 
 ANSWERED = (Status.SOLVED.value, Status.UNSAT.value)
 NUMERIC = (*MEASURE_COLUMNS, *COUNTERS)
@@ -59,6 +59,8 @@ def load(path: str | Path) -> pd.DataFrame:
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # pandas' parse errors too
         raise ResultsError(f"{path}: cannot read it as a results CSV: {exc}") from None
     require_columns(path, frame.columns)
+    for column in frame.columns[[pd.api.types.is_string_dtype(t) for t in frame.dtypes]]:
+        frame[column] = frame[column].map(unescape_cell, na_action="ignore")  # see results.py
     return frame
 
 
@@ -90,6 +92,7 @@ def summary(frame: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFram
     """The comparison table: one row per group (default :func:`grouping`)."""
     by = grouping(frame) if by is None else by
     puzzles = per_puzzle(frame)
+    planned = _planned(puzzles, by)
     rows = []
     for key, group in puzzles.groupby(list(by), sort=True, dropna=False):
         status = group["status"]
@@ -99,9 +102,9 @@ def summary(frame: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFram
         row = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
         row.update(
             {
-                "solved": f"{int(solved.sum())}/{len(group)}",
+                "solved": f"{int(solved.sum())}/{planned(row, len(group))}",
                 # UNSAT is a right answer where the file says 0 solutions (else it is WRONG)
-                "correct": f"{len(answered)}/{len(group)}",
+                "correct": f"{len(answered)}/{planned(row, len(group))}",
                 "unsat": int((status == Status.UNSAT.value).sum()),
                 "timeouts": int((status == Status.TIMEOUT.value).sum()),
                 "unknown": int((status == Status.UNKNOWN.value).sum()),
@@ -130,6 +133,22 @@ def summary(frame: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFram
         row["_answered"] = len(answered)
         rows.append(row)
     return by_speed(pd.DataFrame(rows), [c for c in by if c != "backend"])
+
+
+def _planned(puzzles: pd.DataFrame, by: Sequence[str]) -> Callable[[dict, int], int]:
+    """How many puzzles each group was planned to cover: every puzzle any backend has a row
+    for in the group's dataset (and size or tier), so a backend whose rows are missing is
+    counted against the puzzles it never ran."""
+    others = [k for k in by if k != "backend"]
+    if "backend" not in by or not others:
+        return lambda row, present: present
+    counts = puzzles.drop_duplicates([*others, "line", "puzzle"]).groupby(others).size()
+
+    def planned(row: dict, present: int) -> int:
+        key = tuple(row[k] for k in others)
+        return max(present, int(counts.get(key if len(key) > 1 else key[0], 0)))
+
+    return planned
 
 
 def by_speed(table: pd.DataFrame, within: Sequence[str]) -> pd.DataFrame:

@@ -49,8 +49,10 @@ def rate(
     """Rate the difficulty of every puzzle in FILES: a CSV and a tier count table."""
     from harness import rating
 
-    records, _bad = load_records(files, skip_invalid, 20)
     path = out or RESULTS_DIR / f"{file_stems(files)}-rating.csv"
+    if path.exists():  # as `harness run` does, never overwrite a file
+        raise UserError(f"{path} exists; choose another --out")
+    records, _bad = load_records(files, skip_invalid, 20)
     with click.progressbar(
         length=len(records), label="rating", file=sys.stderr, show_pos=True, hidden=quiet
     ) as bar:
