@@ -1,8 +1,12 @@
 """Sudoku backends behind one contract (:mod:`backends.base`) and one registry.
 
-``REGISTRY`` maps each backend's name to its class. Modules import their third-party
+``REGISTRY`` maps each built-in backend's name to its class. Modules import their third-party
 solver lazily, inside the module's functions, so importing this package never fails for a
 missing solver: that backend's ``available()`` returns the reason instead.
+
+A name that is not built in is looked up among the plugins other distributions declare as
+entry points (:mod:`backends.plugins`); built-in names win, and a run of built-in backends
+never reads the entry points.
 """
 
 from __future__ import annotations
@@ -13,15 +17,19 @@ from backends.ac3 import Ac3Backend
 from backends.base import Backend, Option, SolveResult, Status
 from backends.command import CmdBackend
 from backends.cpsat import CpSatBackend
+from backends.cryptosat_backend import CryptosatBackend
 from backends.dlx import DlxBackend
-from backends.errors import BackendOptionError, UnknownBackendError
+from backends.errors import BackendOptionError, BackendUnavailableError, UnknownBackendError
 from backends.logic import LogicBackend
+from backends.miniexact_backend import MiniexactBackend
 from backends.mrv import MrvBackend
 from backends.naive import NaiveBackend
 from backends.norvig import NorvigBackend
 from backends.puzzle import Puzzle
 from backends.pycosat_backend import PycosatBackend
+from backends.pysat_backend import PysatBackend
 from backends.python_constraint import PythonConstraintBackend
+from backends.z3_backend import Z3Backend
 
 REGISTRY: dict[str, type[Backend]] = {
     "cpsat": CpSatBackend,
@@ -33,6 +41,10 @@ REGISTRY: dict[str, type[Backend]] = {
     "norvig": NorvigBackend,
     "logic": LogicBackend,
     "python-constraint": PythonConstraintBackend,
+    "pysat": PysatBackend,
+    "miniexact": MiniexactBackend,
+    "cryptosat": CryptosatBackend,
+    "z3": Z3Backend,
     "cmd": CmdBackend,  # -b 'cmd:COMMAND LINE': see parse_spec
 }
 
@@ -43,6 +55,7 @@ __all__ = [
     "Puzzle",
     "SolveResult",
     "Status",
+    "availability",
     "backend_class",
     "make_backend",
     "parse_spec",
@@ -50,12 +63,33 @@ __all__ = [
 
 
 def backend_class(name: str) -> type[Backend]:
-    """The class registered as ``name``; the error lists the valid names."""
+    """The class registered as ``name``, built-in first, else a plugin's.
+
+    An unknown name's error lists the valid names; a plugin that cannot be loaded raises
+    :class:`BackendUnavailableError` with the reason.
+    """
+    cls = REGISTRY.get(name)
+    if cls is not None:
+        return cls
+    from backends import plugins
+
+    found = plugins.plugin(name, REGISTRY)
+    if found is None:
+        valid = ", ".join(sorted({*REGISTRY, *plugins.names()}))
+        raise UnknownBackendError(f"unknown backend {name!r}; valid backends: {valid}")
+    if found.cls is None:
+        raise BackendUnavailableError(
+            f"backend {name!r} from {found.origin} is unavailable: {found.reason}"
+        )
+    return found.cls
+
+
+def availability(cls: type[Backend]) -> str | None:
+    """``cls.available()``, where a plugin's check that raises counts as the reason."""
     try:
-        return REGISTRY[name]
-    except KeyError:
-        valid = ", ".join(sorted(REGISTRY))
-        raise UnknownBackendError(f"unknown backend {name!r}; valid backends: {valid}") from None
+        return cls.available()
+    except Exception as exc:  # a plugin's own check may fail any way: report, never crash
+        return f"its available() raised {type(exc).__name__}: {exc}"
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:

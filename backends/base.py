@@ -162,6 +162,8 @@ class Backend(ABC):
                          every run (the regression gate compares such counters exactly).
     ``native_counters``  names of the library statistics it puts in ``SolveResult.native``.
     ``max_box``          the largest box side it supports (grids up to ``max_box**2``).
+    ``slow``             True when a typical 9x9 solve takes tens of milliseconds, ten times
+                         the fast backends or more: ``harness backends`` marks it.
     """
 
     name: ClassVar[str]
@@ -171,6 +173,7 @@ class Backend(ABC):
     deterministic: ClassVar[bool] = True
     native_counters: ClassVar[tuple[str, ...]] = ()
     max_box: ClassVar[int] = 5
+    slow: ClassVar[bool] = False
 
     def __init__(self, **options: Any) -> None:
         known = {opt.name: opt for opt in self.options}

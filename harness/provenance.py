@@ -3,9 +3,10 @@
 It records what a reader needs to trust or repeat a run: the command line, the project's
 version and git SHA, Python and every solver package's version, the CPU model, core count
 and OS, the limits, the seed, jobs, repeats, the datasets (with their SHA-256), the
-backends with their availability, skipped input lines, the start and end times, and a
-calibration: a short fixed workload timed at the run's start and end, by which the gate
-divides solve times so that runs on a faster or busier machine stay comparable.
+backends with their availability (and, for a plugin, its distribution, version and entry
+point), skipped input lines, the start and end times, and a calibration: a short fixed
+workload timed at the run's start and end, by which the gate divides solve times so that
+runs on a faster or busier machine stay comparable.
 """
 
 from __future__ import annotations
@@ -132,6 +133,17 @@ def environment() -> dict[str, Any]:
         "packages": package_versions(),
         "machine": machine(),
     }
+
+
+def plugin_origin(cls: type) -> dict[str, str] | None:
+    """Where a backend class loaded as a plugin comes from (None for a built-in)."""
+    plugins = sys.modules.get("backends.plugins")
+    if plugins is None:  # never imported: this process loaded no plugin
+        return None
+    info = plugins.origin_of(cls)
+    if info is None:
+        return None
+    return {"distribution": info.distribution, "version": info.version, "entry_point": info.target}
 
 
 def replace_atomically(path: Path, write: Callable[[IO[str]], None]) -> None:

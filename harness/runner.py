@@ -396,6 +396,7 @@ def _metadata(records: Sequence[PuzzleRecord], config: RunConfig) -> dict[str, A
                 "available": c.unavailable is None,
                 "reason": c.unavailable,
                 "deterministic": c.cls.deterministic,
+                "plugin": provenance.plugin_origin(c.cls),
             }
             for c in config.backends
         ],

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from backends import REGISTRY
+from backends import REGISTRY, Backend, availability
 from backends.errors import SudokuError
 from harness.cli.common import UserError
 
@@ -28,20 +28,43 @@ def _wrapped(text: str, indent: str, width: int = 100) -> str:
 
 @click.command("backends")
 def list_backends() -> None:
-    """List every backend, its options and defaults, and whether it can run here."""
+    """List every backend, its options and defaults, and whether it can run here; then the
+    plugins other installed distributions declare (entry points), with where each comes from."""
+    from backends import plugins  # only this command and a plugin's run need it
+
     for name, cls in REGISTRY.items():
-        reason = cls.available()
-        state = "available" if reason is None else f"UNAVAILABLE: {reason}"
-        kind = "deterministic" if cls.deterministic else "non-deterministic"
-        size = f"up to {cls.max_box**2}x{cls.max_box**2}"
-        click.echo(_wrapped(f"{name}  [{state}; {kind}; {size}]", ""))
-        click.echo(_wrapped(cls.summary, "    "))
-        for opt in cls.options:
-            choices = f" ({'|'.join(opt.choices)})" if opt.choices else ""
-            click.echo(_wrapped(f"{opt.name}={opt.default}{choices}: {opt.help}", "    "))
-        if cls.native_counters:
-            click.echo(_wrapped(f"native statistics: {', '.join(cls.native_counters)}", "    "))
+        _describe(name, cls)
+    found = plugins.listing(REGISTRY)
+    if not found:
+        click.echo(f"\nplugins: none installed (entry-point group {plugins.GROUP!r})")
+    else:
+        click.echo(f"\nplugins (entry-point group {plugins.GROUP!r}):")
+    for plugin in found:
+        if plugin.cls is None:
+            click.echo(_wrapped(f"{plugin.name}  [UNAVAILABLE]", ""))
+            click.echo(_wrapped(str(plugin.reason), "    "))
+            click.echo(_wrapped(f"from {plugin.origin}", "    "))
+        else:
+            _describe(plugin.name, plugin.cls, f"from {plugin.origin}")
     click.echo("\n" + _wrapped(SHORTHAND, ""))
+
+
+def _describe(name: str, cls: type[Backend], origin: str = "") -> None:
+    """One backend's entry: state, kind, largest grid, summary, options, native statistics."""
+    reason = availability(cls)
+    state = "available" if reason is None else f"UNAVAILABLE: {reason}"
+    kind = "deterministic" if cls.deterministic else "non-deterministic"
+    size = f"up to {cls.max_box**2}x{cls.max_box**2}"
+    slow = "; slow" if cls.slow else ""
+    click.echo(_wrapped(f"{name}  [{state}; {kind}; {size}{slow}]", ""))
+    click.echo(_wrapped(cls.summary, "    "))
+    if origin:
+        click.echo(_wrapped(origin, "    "))
+    for opt in cls.options:
+        choices = f" ({'|'.join(opt.choices)})" if opt.choices else ""
+        click.echo(_wrapped(f"{opt.name}={opt.default}{choices}: {opt.help}", "    "))
+    if cls.native_counters:
+        click.echo(_wrapped(f"native statistics: {', '.join(cls.native_counters)}", "    "))
 
 
 @click.command("datasets")

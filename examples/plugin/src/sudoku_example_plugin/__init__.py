@@ -1,0 +1,1 @@
+"""An example sudoku-harness plugin: one backend, declared as an entry point."""
