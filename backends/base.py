@@ -36,14 +36,15 @@ Statuses
 A backend returns SOLVED, UNSAT, TIMEOUT or UNKNOWN. The harness alone assigns WRONG (the
 checker refused the answer), ERROR (an exception or a dead worker), MEMOUT and UNAVAILABLE.
 Native sentinels (pycosat's ``"UNSAT"``, CP-SAT's ``OPTIMAL``) are translated inside the
-backend module; an unknown native status raises :class:`UnknownStatusError`.
+backend module, by a function each backend module names ``translate_status``; an unknown
+native status raises :class:`UnknownStatusError`.
 """
 
 from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -63,11 +64,6 @@ class Status(enum.StrEnum):
     MEMOUT = "MEMOUT"  # harness only: the worker went over the memory limit
     UNAVAILABLE = "UNAVAILABLE"  # harness only: not installed here, or the grid is too large
 
-
-#: The statuses a backend itself may return.
-BACKEND_STATUSES: frozenset[Status] = frozenset(
-    {Status.SOLVED, Status.UNSAT, Status.TIMEOUT, Status.UNKNOWN}
-)
 
 #: The counters every backend reports or leaves None, in column order.
 COUNTERS: tuple[str, ...] = ("nodes", "guesses", "backtracks")
@@ -109,6 +105,41 @@ class SolveResult:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value < 0):
                 raise BackendError(f"counter {name} must be a non-negative int, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one counting search ended: its status, the solutions found (up to the limit) and
+    its counters. The search engines return it; :meth:`result` makes the contract's record."""
+
+    status: Status
+    solutions: Sequence[Grid]
+    nodes: int
+    guesses: int
+    backtracks: int
+
+    def result(
+        self, message: str = "", native: Mapping[str, int | float] | None = None
+    ) -> SolveResult:
+        """The outcome as a :class:`SolveResult`: the first solution, the count, the counters."""
+        return SolveResult(
+            status=self.status,
+            solution=self.solutions[0] if self.solutions else None,
+            solutions_found=len(self.solutions),
+            nodes=self.nodes,
+            guesses=self.guesses,
+            backtracks=self.backtracks,
+            native=native or {},
+            message=message,
+        )
+
+
+def parse_non_negative_int(text: str) -> int:
+    """Read an option's non-negative integer value."""
+    value = int(text)
+    if value < 0:
+        raise ValueError(f"expected a non-negative integer, got {value}")
+    return value
 
 
 def parse_bool(text: str | bool) -> bool:

@@ -25,9 +25,9 @@ from backends.ac3 import (
     shuffled,
 )
 from backends.base import SolveResult, Status
+from backends.engines.search.state import ROOT, check_state, tables
 from backends.errors import BackendOptionError
 from backends.puzzle import Puzzle
-from backends.search import ROOT, check_state, tables
 from tests.puzzles import TOP95_FIRST, effort, plain_grid, public_set, solves
 
 UNIT9 = tuple(range(9))

@@ -6,10 +6,11 @@ import pytest
 
 from backends import REGISTRY, make_backend
 from backends.base import Status
+from backends.engines.strategies.board import Board, Step, layout
+from backends.engines.strategies.ladder import LADDER, next_step
 from backends.errors import BackendOptionError, UnknownStatusError
-from backends.logic import LogicBackend, first_open, most, solve_puzzle, to_status
+from backends.logic import LogicBackend, first_open, most, solve_puzzle, translate_status
 from backends.puzzle import Puzzle
-from backends.strategies import LADDER, Board, Step, layout, next_step
 from harness.checker import check_solution
 
 #: For each strategy, a puzzle on which (before any guess) it is the rung that makes
@@ -126,8 +127,8 @@ def test_strategy_makes_progress(name: str) -> None:
     board = board_before(puzzle, name)
     rungs = [rule.name for rule in LADDER]
     cheaper = [rule for rule in LADDER[: rungs.index(name)]]
-    assert [] == [rule.name for rule in cheaper if rule.find(board) is not None]
-    step = LADDER[rungs.index(name)].find(board)
+    assert [] == [rule.name for rule in cheaper if rule.apply(board) is not None]
+    step = LADDER[rungs.index(name)].apply(board)
     assert step is not None
     before = (board.values.copy(), board.cands.copy())
     assert (name, [], None) == (step.strategy, wrong_moves(step, solution), board.apply(step))
@@ -334,7 +335,7 @@ def test_spec_shows_options() -> None:
 def test_unknown_status_refused() -> None:
     """An outcome the translation does not know raises UnknownStatusError naming it."""
     with pytest.raises(UnknownStatusError, match="'gave up'"):
-        to_status("gave up")
+        translate_status("gave up")
 
 
 def test_select_heuristics() -> None:

@@ -8,10 +8,11 @@ import pytest
 
 from backends import REGISTRY, make_backend, parse_spec
 from backends.base import SolveResult, Status
+from backends.engines.search.core import search
+from backends.engines.search.state import initial_state
 from backends.errors import BackendOptionError
 from backends.mrv import MrvBackend
 from backends.puzzle import Puzzle
-from backends.search import initial_state, search
 from tests.puzzles import (
     EASY_FIRST,
     HARDEST_FIRST,
