@@ -167,7 +167,8 @@ def test_infer_at_the_root_keeps_the_core_state_well_formed() -> None:
     """After AC-3 on a top95 puzzle every value still has the right count and cell fields."""
     start = Ac3Backend().encode(Puzzle.parse(TOP95_FIRST))
     state = list(start.cands)
-    assert (True, None) == (infer(state, ROOT, 0, start.tables), check_state(state, start.tables))
+    assert infer(state, ROOT, 0, start.tables)
+    assert check_state(state, start.tables) is None
 
 
 # --- options ------------------------------------------------------------------------------

@@ -189,11 +189,9 @@ def test_sixteen_every_step_true() -> None:
         elif step.strategy not in ("backtrack", "solution") and all(right):
             assert [] == wrong_moves(step, solution)
             checked += 1
-    assert (Status.SOLVED, solution, True) == (
-        outcome.status,
-        outcome.solutions[0],
-        checked > 100,
-    )
+    assert Status.SOLVED == outcome.status
+    assert solution == outcome.solutions[0]
+    assert checked > 100
     assert {"naked pair", "hidden pair", "aic"} <= set(outcome.counts)
 
 
@@ -253,23 +251,19 @@ def test_limit_one_on_multi() -> None:
     backend = LogicBackend()
     puzzle = Puzzle.parse(MULTI)
     result = backend.solve(backend.encode(puzzle), limit=1)
-    assert (Status.SOLVED, 1, None, True) == (
-        result.status,
-        result.solutions_found,
-        check_solution(puzzle.cells, result.solution),
-        result.guesses > 0,
-    )
+    assert Status.SOLVED == result.status
+    assert 1 == result.solutions_found
+    assert check_solution(puzzle.cells, result.solution) is None
+    assert result.guesses > 0
 
 
 def test_limit_two_finds_two() -> None:
     """Under limit 2 the two-solution puzzle gives 2, with at least one backtrack."""
     backend = LogicBackend()
     result = backend.solve(backend.encode(Puzzle.parse(MULTI)), limit=2)
-    assert (Status.SOLVED, 2, True) == (
-        result.status,
-        result.solutions_found,
-        result.backtracks >= 1,
-    )
+    assert Status.SOLVED == result.status
+    assert 2 == result.solutions_found
+    assert result.backtracks >= 1
 
 
 def test_unique_under_limit_two() -> None:
@@ -304,11 +298,9 @@ def test_time_limit_zero_times_out() -> None:
     """A zero time limit gives TIMEOUT with a message and its counters."""
     backend = LogicBackend()
     result = backend.solve(backend.encode(Puzzle.parse(MULTI)), time_limit=0.0)
-    assert (Status.TIMEOUT, 1, True) == (
-        result.status,
-        result.nodes,
-        "time limit" in result.message,
-    )
+    assert Status.TIMEOUT == result.status
+    assert 1 == result.nodes
+    assert "time limit" in result.message
 
 
 def test_max_level_zero_guesses_more() -> None:
@@ -318,7 +310,9 @@ def test_max_level_zero_guesses_more() -> None:
     full = LogicBackend()
     low = singles.solve(singles.encode(puzzle))
     high = full.solve(full.encode(puzzle))
-    assert (True, 0, Status.SOLVED) == (low.guesses > 0, high.guesses, low.status)
+    assert low.guesses > 0
+    assert 0 == high.guesses
+    assert Status.SOLVED == low.status
 
 
 def test_bad_option_refused() -> None:

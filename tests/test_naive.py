@@ -113,11 +113,9 @@ def test_presolve_singles_tries_fewer_values_on_a_hard_puzzle() -> None:
     """Norvig's hardest, puzzle 2: singles first needs fewer nodes than plain backtracking."""
     puzzle = "..53.....8......2..7..1.5..4....53...1..7...6..32...8..6.5....9..4....3......97.."
     plain, presolved = solve(puzzle), solve(puzzle, "naive:presolve=singles")
-    assert (Status.SOLVED, Status.SOLVED, True) == (
-        plain.status,
-        presolved.status,
-        (presolved.nodes or 0) < (plain.nodes or 0),
-    )
+    assert Status.SOLVED == plain.status
+    assert Status.SOLVED == presolved.status
+    assert (presolved.nodes or 0) < (plain.nodes or 0)
 
 
 def test_select_max_is_accepted_and_solves_a_4x4() -> None:
@@ -133,11 +131,9 @@ def test_select_max_is_accepted_and_solves_a_4x4() -> None:
 def test_seed_000_puzzle_stops_at_the_time_limit(spec: str) -> None:
     """Both forms return TIMEOUT, with their counters, once the time limit passes."""
     result = solve(SEED_000, spec, time_limit=0.2)
-    assert (Status.TIMEOUT, None, True) == (
-        result.status,
-        result.solution,
-        (result.nodes or 0) > 1000,
-    )
+    assert Status.TIMEOUT == result.status
+    assert result.solution is None
+    assert (result.nodes or 0) > 1000
 
 
 def test_seed_000_puzzle_is_a_clean_timeout_under_the_harness(tmp_path: Path) -> None:
