@@ -43,6 +43,7 @@ native status raises :class:`UnknownStatusError`.
 from __future__ import annotations
 
 import enum
+import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -134,6 +135,16 @@ class Outcome:
         )
 
 
+def install_reason(module: str, package: str) -> str | None:
+    """What :meth:`Backend.available` says: ``None`` when ``module`` imports, else 'install
+    ``package``'."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return f"install {package}"
+    return None
+
+
 def parse_non_negative_int(text: str) -> int:
     """Read an option's non-negative integer value."""
     value = int(text)
@@ -188,6 +199,8 @@ class Backend(ABC):
     ``name``             registry key, as typed after ``--backend``.
     ``summary``          one line for ``harness backends``.
     ``requires``         what to install when :meth:`available` fails, e.g. ``"pycosat"``.
+    ``imports``          the module whose import shows that ``requires`` is installed; the
+                         default :meth:`available` tries it (empty: nothing to import).
     ``options``          the :class:`Option` s it takes.
     ``deterministic``    True when the same puzzle and options give the same counters
                          every run (the regression gate compares such counters exactly).
@@ -198,6 +211,7 @@ class Backend(ABC):
     name: ClassVar[str]
     summary: ClassVar[str]
     requires: ClassVar[str] = ""
+    imports: ClassVar[str] = ""
     options: ClassVar[tuple[Option, ...]] = ()
     deterministic: ClassVar[bool] = True
     native_counters: ClassVar[tuple[str, ...]] = ()
@@ -218,8 +232,11 @@ class Backend(ABC):
 
     @classmethod
     def available(cls) -> str | None:
-        """``None`` when the backend can run here, else the reason (e.g. 'install pycosat')."""
-        return None
+        """``None`` when the backend can run here, else the reason (e.g. 'install pycosat').
+
+        By default, whether the module ``imports`` names imports.
+        """
+        return install_reason(cls.imports, cls.requires) if cls.imports else None
 
     @property
     def spec(self) -> str:

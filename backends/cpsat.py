@@ -73,6 +73,7 @@ class CpSatBackend(Backend):
         "OR-Tools CP-SAT, AllDifferent or Boolean exactly-one model, one worker"
     )
     requires: ClassVar[str] = "ortools"
+    imports: ClassVar[str] = "ortools.sat.python.cp_model"
     options: ClassVar[tuple[Option, ...]] = (
         Option(
             "model",
@@ -89,14 +90,6 @@ class CpSatBackend(Backend):
         "solver_wall_time",
         "solver_calls",
     )
-
-    @classmethod
-    def available(cls) -> str | None:
-        try:
-            from ortools.sat.python import cp_model  # noqa: F401
-        except ImportError:
-            return "install ortools"
-        return None
 
     def encode(self, puzzle: Puzzle) -> CpSatModel:
         from ortools.sat.python import cp_model

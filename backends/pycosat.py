@@ -18,7 +18,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from backends.base import Backend, Option, SolveResult, Status, parse_bool, parse_non_negative_int
+from backends.base import (
+    Backend,
+    Option,
+    SolveResult,
+    Status,
+    parse_bool,
+    parse_non_negative_int,
+)
 from backends.engines import cnf
 from backends.errors import UnknownStatusError
 from backends.puzzle import Puzzle
@@ -51,6 +58,7 @@ class PycosatBackend(Backend):
         "CNF encoding (minimal/efficient/extended, givens reduced) solved by PicoSAT"
     )
     requires: ClassVar[str] = "pycosat"
+    imports: ClassVar[str] = "pycosat"
     options: ClassVar[tuple[Option, ...]] = (
         Option(
             "encoding",
@@ -72,14 +80,6 @@ class PycosatBackend(Backend):
         ),
     )
     native_counters: ClassVar[tuple[str, ...]] = ("variables", "clauses")
-
-    @classmethod
-    def available(cls) -> str | None:
-        try:
-            import pycosat  # noqa: F401
-        except ImportError:
-            return "install pycosat"
-        return None
 
     def encode(self, puzzle: Puzzle) -> cnf.Cnf:
         return cnf.encode(puzzle, self.config["encoding"], self.config["reduce"])

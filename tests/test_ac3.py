@@ -202,12 +202,8 @@ def test_conflicting_givens_are_unsat_at_the_root() -> None:
     """Two 1s in row 1: UNSAT after one node."""
     puzzle = Puzzle.parse("11" + "." * 79)
     result = solve(puzzle)
-    assert (Status.UNSAT, None, 0, 1) == (
-        result.status,
-        result.solution,
-        result.solutions_found,
-        result.nodes,
-    )
+    assert (Status.UNSAT, 1, 0, 0) == effort(result)
+    assert result.solution is None
 
 
 def test_unsat_found_by_search_counts_both_failed_values() -> None:

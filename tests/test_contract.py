@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from backends import REGISTRY, make_backend
-from backends.base import Backend, SolveResult, Status
+from backends.base import Backend, SolveResult, Status, install_reason
 from backends.puzzle import Puzzle
 from harness import runner
 from harness.checker import check_solution
@@ -87,32 +87,25 @@ def test_solves_every_size(name: str, reference: Reference) -> None:
         assert reference.answer(puzzle) == answer
 
 
+def limit_two(backend: Backend, name: str) -> list[tuple[Puzzle, SolveResult]]:
+    """Each puzzle of the shipped file ``name`` that fits ``backend``, solved under limit 2."""
+    puzzles = [p for p in shipped(name) if fits(backend, p)]
+    return [(puzzle, solve(backend, puzzle, limit=2)) for puzzle in puzzles]
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_unsat(name: str) -> None:
     """Every shipped unsolvable puzzle is UNSAT with no solution."""
-    backend = backend_or_skip(name)
-    for puzzle in shipped("unsolvable.txt"):
-        if fits(backend, puzzle):
-            result = solve(backend, puzzle, limit=2)
-            assert (Status.UNSAT, 0, None) == (
-                result.status,
-                result.solutions_found,
-                result.solution,
-            )
+    for _, result in limit_two(backend_or_skip(name), "unsolvable.txt"):
+        assert (Status.UNSAT, 0, None) == (result.status, result.solutions_found, result.solution)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_counts_two_solutions(name: str) -> None:
     """Under limit 2 a multi-solution puzzle gives 2 solutions, the first one checked."""
-    backend = backend_or_skip(name)
-    for puzzle in shipped("multi.txt"):
-        if fits(backend, puzzle):
-            result = solve(backend, puzzle, limit=2)
-            assert (Status.SOLVED, 2, None) == (
-                result.status,
-                result.solutions_found,
-                check_solution(puzzle.cells, result.solution),
-            )
+    for puzzle, result in limit_two(backend_or_skip(name), "multi.txt"):
+        assert (Status.SOLVED, 2) == (result.status, result.solutions_found)
+        assert check_solution(puzzle.cells, result.solution) is None
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -143,3 +136,9 @@ def test_declares_itself(name: str) -> None:
     assert name == cls.name
     assert bool(cls.summary)
     assert isinstance(cls.native_counters, tuple)
+
+
+def test_install_reason_names_the_missing_package() -> None:
+    """A module that does not import gives 'install PACKAGE'; one that does gives None."""
+    assert "install no-such-pkg" == install_reason("no_such_module_here", "no-such-pkg")
+    assert install_reason("json", "json") is None

@@ -12,6 +12,7 @@ from backends.errors import BackendOptionError, UnknownStatusError
 from backends.logic import LogicBackend, first_open, most, solve_puzzle, translate_status
 from backends.puzzle import Puzzle
 from harness.checker import check_solution
+from tests.puzzles import effort
 
 #: For each strategy, a puzzle on which (before any guess) it is the rung that makes
 #: progress. Found by solving the generator's puzzles (`harness generate --size 9 --count
@@ -278,12 +279,8 @@ def test_clashing_givens_unsat() -> None:
     """Two equal givens in a row: UNSAT at the root, 1 node."""
     backend = LogicBackend()
     result = backend.solve(backend.encode(Puzzle.parse("11" + "." * 79)))
-    assert (Status.UNSAT, None, 1, 0) == (
-        result.status,
-        result.solution,
-        result.nodes,
-        result.guesses,
-    )
+    assert (Status.UNSAT, 1, 0, 0) == effort(result)
+    assert result.solution is None
 
 
 def test_unsat_reason() -> None:

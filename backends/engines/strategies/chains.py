@@ -76,6 +76,14 @@ def _graph(board: Board, bivalue: bool, bilocal: bool, cell_weak: bool) -> _Grap
     return _Graph(strong, weak)
 
 
+def _linked(links: dict[int, int], nodes: int) -> int:
+    """The nodes that ``links`` join to any of ``nodes``."""
+    joined = 0
+    for node in bits(nodes):
+        joined |= links.get(node, 0)
+    return joined
+
+
 def _chain_length(graph: _Graph, n0: int, most: int) -> int:
     """The fewest strong links (at most ``most``) of a chain from ``n0`` that eliminates
     something, or 0."""
@@ -85,17 +93,12 @@ def _chain_length(graph: _Graph, n0: int, most: int) -> int:
     on = frontier = strong[n0]
     length = 1
     while frontier and length <= most:
-        reached = 0
-        for z in bits(frontier):
-            reached |= weak[z]
+        reached = _linked(weak, frontier)
         if reached & target:
             return length
         reached &= ~off
         off |= reached
-        nxt = 0
-        for y in bits(reached):
-            nxt |= strong.get(y, 0)
-        frontier = nxt & ~on
+        frontier = _linked(strong, reached) & ~on
         on |= frontier
         length += 1
     return 0
@@ -191,15 +194,9 @@ def _consequences(graph: _Graph, node: int) -> tuple[int, int]:
     on = frontier = 1 << node
     off = 0
     while frontier:
-        reached = 0
-        for z in bits(frontier):
-            reached |= weak[z]
-        reached &= ~off
+        reached = _linked(weak, frontier) & ~off
         off |= reached
-        nxt = 0
-        for y in bits(reached):
-            nxt |= strong.get(y, 0)
-        frontier = nxt & ~on
+        frontier = _linked(strong, reached) & ~on
         on |= frontier
     return on, off
 

@@ -87,5 +87,4 @@ def fish(k: int) -> Finder:
                         return removing(lay, sorted(drops), why)
         return None
 
-    find.__name__ = find.__qualname__ = f"fish_{k}"
     return find

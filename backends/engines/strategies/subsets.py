@@ -88,7 +88,6 @@ def naked_subset(k: int) -> Finder:
                     return removing(lay, drops, why)
         return None
 
-    find.__name__ = find.__qualname__ = f"naked_subset_{k}"
     return find
 
 
@@ -123,5 +122,4 @@ def hidden_subset(k: int) -> Finder:
                     return removing(lay, drops, why)
         return None
 
-    find.__name__ = find.__qualname__ = f"hidden_subset_{k}"
     return find

@@ -26,6 +26,19 @@ def _seen_by_all(board: Board, cells: Sequence[Cell], bit: int) -> list[Cell]:
     return [c for c in bits(common) if not board.values[c] and board.cands[c] & bit]
 
 
+def _wing(
+    board: Board, name: str, cells: tuple[Cell, Cell, Cell], z: int, targets: Sequence[Cell]
+) -> Deduction:
+    """The xy- or xyz-wing of pivot and pincers ``cells``: digit ``z`` leaves ``targets``."""
+    lay, cands = board.lay, board.cands
+    pivot, x, y = cells
+    why = (
+        f"{name}: pivot {lay.cell(pivot)} {{{lay.digits(cands[pivot])}}}, pincers "
+        f"{lay.cell(x)} {{{lay.digits(cands[x])}}}, {lay.cell(y)} {{{lay.digits(cands[y])}}}"
+    )
+    return removing(lay, [(c, z.bit_length()) for c in targets], why)
+
+
 def xy_wing(board: Board, name: str) -> Deduction | None:
     """Pivot {a,b} seeing pincers {a,c} and {b,c}: c leaves the cells seeing both pincers."""
     lay = board.lay
@@ -43,12 +56,7 @@ def xy_wing(board: Board, name: str) -> Deduction | None:
                 z = cx & ~pm
                 targets = _seen_by_all(board, (x, y), z)
                 if targets:
-                    digit = z.bit_length()
-                    why = (
-                        f"{name}: pivot {lay.cell(pivot)} {{{lay.digits(pm)}}}, pincers "
-                        f"{lay.cell(x)} {{{lay.digits(cx)}}}, {lay.cell(y)} {{{lay.digits(cy)}}}"
-                    )
-                    return removing(lay, [(c, digit) for c in targets], why)
+                    return _wing(board, name, (pivot, x, y), z, targets)
     return None
 
 
@@ -69,12 +77,7 @@ def xyz_wing(board: Board, name: str) -> Deduction | None:
                 z = cx & cy
                 targets = _seen_by_all(board, (pivot, x, y), z)
                 if targets:
-                    digit = z.bit_length()
-                    why = (
-                        f"{name}: pivot {lay.cell(pivot)} {{{lay.digits(pm)}}}, pincers "
-                        f"{lay.cell(x)} {{{lay.digits(cx)}}}, {lay.cell(y)} {{{lay.digits(cy)}}}"
-                    )
-                    return removing(lay, [(c, digit) for c in targets], why)
+                    return _wing(board, name, (pivot, x, y), z, targets)
     return None
 
 
