@@ -19,7 +19,7 @@ from backends.mrv import MrvBackend
 from backends.naive import NaiveBackend
 from backends.norvig import NorvigBackend
 from backends.puzzle import Puzzle
-from backends.pycosat import PycosatBackend
+from backends.pycosat_backend import PycosatBackend
 from backends.python_constraint import PythonConstraintBackend
 
 REGISTRY: dict[str, type[Backend]] = {

@@ -35,7 +35,7 @@ from common import (
 
 from backends.engines import cnf
 from backends.puzzle import Puzzle
-from backends.pycosat import PycosatBackend
+from backends.pycosat_backend import PycosatBackend
 
 COMBOS: list[tuple[str, bool]] = [(e, r) for e in cnf.ENCODINGS for r in (False, True)]
 Combo = tuple[str, bool]

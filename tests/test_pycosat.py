@@ -1,4 +1,4 @@
-"""Tests for the pycosat backend (backends/pycosat.py).
+"""Tests for the pycosat backend (backends/pycosat_backend.py).
 
 The checks it shares with the cpsat backend are in test_library_solvers.py.
 """
@@ -11,7 +11,7 @@ from backends.base import Status
 from backends.engines.cnf import ENCODINGS
 from backends.errors import BackendOptionError, UnknownStatusError
 from backends.puzzle import Puzzle
-from backends.pycosat import PycosatBackend, translate_status
+from backends.pycosat_backend import PycosatBackend, translate_status
 from tests.puzzles import TOP95_FIRST, WRONG_GIVEN, run
 
 if PycosatBackend.available() is not None:

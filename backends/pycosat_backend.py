@@ -8,9 +8,12 @@ stay ``None``; ``native`` carries the CNF's ``variables`` and ``clauses``.
 pycosat has no time limit. ``time_limit`` is left to the harness; the ``prop_limit`` option
 (PicoSAT's propagation budget, 0 = none) makes PicoSAT give up with ``"UNKNOWN"``.
 
-The module shares the library's name, as every backend module is named after its registry
-key. It does not shadow the library: ``import pycosat`` below is absolute (PEP 328), so it
-finds the installed package, never ``backends.pycosat``.
+Why ``pycosat_backend.py`` and not ``pycosat.py`` like the other backends (named after their
+registry key): a module named like the library it wraps reads as that library (``import
+pycosat`` inside ``pycosat.py``), and shadows it whenever ``backends/`` itself is on
+``sys.path`` (a script run from inside the folder). A backend module whose name would equal
+its library's import name takes the ``_backend`` suffix; the registered name stays
+``pycosat``.
 """
 
 from __future__ import annotations
