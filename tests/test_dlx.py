@@ -51,6 +51,7 @@ def reference_x(puzzle: Puzzle, limit: int = 1) -> tuple[object, ...]:
 
     Columns are ordered (kind, index, digit) with kinds cell, row, column, box, so ``min`` with
     ``(rows, column)`` is the fewest-rows column, first on ties. Rows are ``(cell, digit)``.
+    One function of about 75 lines on purpose: a plain reference, read top to bottom.
     """
     geo = puzzle.geometry
     found: list[Grid] = []
