@@ -16,6 +16,7 @@ from backends import make_backend
 from backends.command import EXAMPLE, SolverError
 from harness.cli import main
 from harness.results import read_rows
+from harness.runner import bare_worker_mib
 from tests.conftest import PROJECT, pattern_puzzle
 
 FAKE = PROJECT / "tests" / "fake_solver.py"
@@ -110,11 +111,13 @@ def test_comments_counters_and_native_columns(tmp_path: Path) -> None:
 
 
 def test_solver_memory_counts_in_peak_and_limit(tmp_path: Path) -> None:
-    """A solver holding 300 MiB: its row's peak shows it, and a 200 MiB limit is MEMOUT."""
+    """A solver holding 300 MiB: its row's peak shows it, and a limit 150 MiB above a bare
+    worker is MEMOUT."""
     _, rows = run(tmp_path, fake("hog"), three_puzzles(tmp_path))
     assert float(rows[1]["peak_rss_mib"]) > 300 > float(rows[0]["peak_rss_mib"])
     (tmp_path / "run.csv").unlink()
-    _, rows = run(tmp_path, fake("hog-hang"), three_puzzles(tmp_path), "--memory-limit", "200")
+    limit = f"{bare_worker_mib() + 150:.0f}"  # a worker forked from this (test) process, + 150
+    _, rows = run(tmp_path, fake("hog-hang"), three_puzzles(tmp_path), "--memory-limit", limit)
     assert ["SOLVED", "MEMOUT", "SOLVED"] == [row["status"] for row in rows]
 
 
