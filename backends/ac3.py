@@ -1,6 +1,6 @@
 """ac3: backtracking with AC-3 propagation over units (seed 004), on the shared search core.
 
-The search is :func:`backends.search.search`; this module only supplies its three
+The search is :func:`backends.engines.search.core.search`; this module only supplies its three
 heuristics, each a small named function in the core's signatures:
 
 * inference -- :func:`infer`: AC-3 from the assigned cell's units (every unit at the root).
@@ -13,7 +13,7 @@ heuristics, each a small named function in the core's signatures:
   by :func:`shuffled`. Ties go to the smaller digit. A cell counts as placed when one
   candidate is left in it, whether given, assigned or deduced.
 
-The state is the core's (see :mod:`backends.search`): one packed int per cell whose low
+The state is the core's (see :mod:`backends.engines.search`): one packed int per cell whose low
 ``n`` bits are the candidates. Cells the rules narrow to one candidate stay unassigned in
 that encoding; a cell with one candidate counts as solved here, so the selections return
 ``-1`` once every cell holds one candidate, and the core reads the solution from the bits.
@@ -28,7 +28,7 @@ included).
 puzzle, seed and set of options always explores the same tree: its counters repeat exactly,
 which is why the backend declares itself deterministic.
 
-Counters are the core's (see :mod:`backends.search` and :mod:`backends.base`). The solver
+Counters are the core's (see :mod:`backends.engines.search` and :mod:`backends.base`). The solver
 has no native statistics.
 """
 
@@ -39,19 +39,11 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar
 
 from backends.base import Option
+from backends.engines.search.backend import SearchBackend
+from backends.engines.search.core import Heuristics
+from backends.engines.search.heuristics import bits_of
+from backends.engines.search.state import ROOT, Order, Select, Start, State, Tables, tables
 from backends.puzzle import Cell, Puzzle, Unit
-from backends.search import (
-    ROOT,
-    Heuristics,
-    Order,
-    SearchBackend,
-    Select,
-    Start,
-    State,
-    Tables,
-    bits_of,
-    tables,
-)
 
 #: A propagation rule: narrows the candidates of one unit in place. Returns the cells it
 #: changed, or None when the unit is contradictory.
@@ -355,7 +347,7 @@ class Ac3Backend(SearchBackend):
             parse=int,
         ),
     )
-    deterministic: ClassVar[bool] = True  # order=random included: seeded afresh per solve
+    # deterministic (the default) with order=random too: the generator is seeded afresh per solve
 
     def encode(self, puzzle: Puzzle) -> Start:
         """Givens assigned, empty cells open with every digit."""

@@ -36,14 +36,16 @@ Statuses
 A backend returns SOLVED, UNSAT, TIMEOUT or UNKNOWN. The harness alone assigns WRONG (the
 checker refused the answer), ERROR (an exception or a dead worker), MEMOUT and UNAVAILABLE.
 Native sentinels (pycosat's ``"UNSAT"``, CP-SAT's ``OPTIMAL``) are translated inside the
-backend module; an unknown native status raises :class:`UnknownStatusError`.
+backend module, by a function each backend module names ``translate_status``; an unknown
+native status raises :class:`UnknownStatusError`.
 """
 
 from __future__ import annotations
 
 import enum
+import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -63,11 +65,6 @@ class Status(enum.StrEnum):
     MEMOUT = "MEMOUT"  # harness only: the worker went over the memory limit
     UNAVAILABLE = "UNAVAILABLE"  # harness only: not installed here, or the grid is too large
 
-
-#: The statuses a backend itself may return.
-BACKEND_STATUSES: frozenset[Status] = frozenset(
-    {Status.SOLVED, Status.UNSAT, Status.TIMEOUT, Status.UNKNOWN}
-)
 
 #: The counters every backend reports or leaves None, in column order.
 COUNTERS: tuple[str, ...] = ("nodes", "guesses", "backtracks")
@@ -109,6 +106,51 @@ class SolveResult:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value < 0):
                 raise BackendError(f"counter {name} must be a non-negative int, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one counting search ended: its status, the solutions found (up to the limit) and
+    its counters. The search engines return it; :meth:`result` makes the contract's record."""
+
+    status: Status
+    solutions: Sequence[Grid]
+    nodes: int
+    guesses: int
+    backtracks: int
+
+    def result(
+        self, message: str = "", native: Mapping[str, int | float] | None = None
+    ) -> SolveResult:
+        """The outcome as a :class:`SolveResult`: the first solution, the count, the counters."""
+        return SolveResult(
+            status=self.status,
+            solution=self.solutions[0] if self.solutions else None,
+            solutions_found=len(self.solutions),
+            nodes=self.nodes,
+            guesses=self.guesses,
+            backtracks=self.backtracks,
+            native=native or {},
+            message=message,
+        )
+
+
+def install_reason(module: str, package: str) -> str | None:
+    """What :meth:`Backend.available` says: ``None`` when ``module`` imports, else 'install
+    ``package``'."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return f"install {package}"
+    return None
+
+
+def parse_non_negative_int(text: str) -> int:
+    """Read an option's non-negative integer value."""
+    value = int(text)
+    if value < 0:
+        raise ValueError(f"expected a non-negative integer, got {value}")
+    return value
 
 
 def parse_bool(text: str | bool) -> bool:
@@ -157,6 +199,8 @@ class Backend(ABC):
     ``name``             registry key, as typed after ``--backend``.
     ``summary``          one line for ``harness backends``.
     ``requires``         what to install when :meth:`available` fails, e.g. ``"pycosat"``.
+    ``imports``          the module whose import shows that ``requires`` is installed; the
+                         default :meth:`available` tries it (empty: nothing to import).
     ``options``          the :class:`Option` s it takes.
     ``deterministic``    True when the same puzzle and options give the same counters
                          every run (the regression gate compares such counters exactly).
@@ -169,6 +213,7 @@ class Backend(ABC):
     name: ClassVar[str]
     summary: ClassVar[str]
     requires: ClassVar[str] = ""
+    imports: ClassVar[str] = ""
     options: ClassVar[tuple[Option, ...]] = ()
     deterministic: ClassVar[bool] = True
     native_counters: ClassVar[tuple[str, ...]] = ()
@@ -190,8 +235,11 @@ class Backend(ABC):
 
     @classmethod
     def available(cls) -> str | None:
-        """``None`` when the backend can run here, else the reason (e.g. 'install pycosat')."""
-        return None
+        """``None`` when the backend can run here, else the reason (e.g. 'install pycosat').
+
+        By default, whether the module ``imports`` names imports.
+        """
+        return install_reason(cls.imports, cls.requires) if cls.imports else None
 
     @property
     def spec(self) -> str:

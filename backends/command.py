@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from backends.base import Backend, Option, SolveResult, Status
-from backends.errors import BackendError, BackendOptionError
+from backends.errors import BackendError, BackendOptionError, UnknownStatusError
 from backends.puzzle import Puzzle, canonical_alphabet
 
 #: ``-b cmd`` alone runs the example Python solver (present in a source checkout).
@@ -64,6 +64,14 @@ def _die_with_parent() -> None:  # runs in the solver's process, between fork an
         ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
+def translate_status(word: str) -> Status:
+    """The status an answer line starts with; a word the protocol lacks is refused."""
+    try:
+        return STATUSES[word]
+    except KeyError:
+        raise UnknownStatusError(f"cmd solver answered an unknown status {word!r}") from None
+
+
 def _number(text: str) -> int | float | str:
     for kind in (int, float):
         with contextlib.suppress(ValueError):
@@ -72,19 +80,21 @@ def _number(text: str) -> int | float | str:
 
 
 class CmdBackend(Backend):
-    name = "cmd"
-    summary = (
+    """Any executable that speaks the line protocol of the module docstring."""
+
+    name: ClassVar[str] = "cmd"
+    summary: ClassVar[str] = (
         "any executable over a line protocol: -b 'cmd:./solver args' (docs/cmd-protocol.md; "
         "round-trip floor: python benchmarks/bench_cmd.py)"
     )
-    options = (
+    options: ClassVar[tuple[Option, ...]] = (
         Option(
             "command",
             _default_command(),
             "the solver's command line after 'cmd:' (default: examples/cmd/solver.py)",
         ),
     )
-    deterministic = False
+    deterministic: ClassVar[bool] = False
     native_counters: ClassVar[tuple[str, ...]] = ("time_us",)
 
     def __init__(self, **options: Any) -> None:
@@ -192,8 +202,11 @@ class CmdBackend(Backend):
 
     def _parse(self, line: str, n: int) -> SolveResult:
         words = line.split()
-        status = STATUSES.get(words[0]) if words else None
-        if status is None or len(words) < 2:
+        try:
+            status = translate_status(words[0]) if len(words) >= 2 else None
+        except UnknownStatusError:
+            status = None
+        if status is None:
             self._fail(f"not '<STATUS> <grid or -> [key=value ...]': {line!r}")
         grid = None
         if words[1] != "-":

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from backends.base import Backend, Option, SolveResult, Status, parse_bool
 from backends.errors import BackendError, UnknownStatusError
@@ -65,20 +65,16 @@ class CpSatModel:
     digit_lits: list[list[Any]]  # boolean: [cell][digit - 1] BoolVar
 
 
-def _non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise ValueError(f"expected a non-negative integer, got {value}")
-    return value
-
-
 class CpSatBackend(Backend):
     """Sudoku as a CP-SAT model (AllDifferent or exactly-one Booleans)."""
 
-    name = "cpsat"
-    summary = "OR-Tools CP-SAT, AllDifferent or Boolean exactly-one model, one worker"
-    requires = "ortools"
-    options = (
+    name: ClassVar[str] = "cpsat"
+    summary: ClassVar[str] = (
+        "OR-Tools CP-SAT, AllDifferent or Boolean exactly-one model, one worker"
+    )
+    requires: ClassVar[str] = "ortools"
+    imports: ClassVar[str] = "ortools.sat.python.cp_model"
+    options: ClassVar[tuple[Option, ...]] = (
         Option(
             "model",
             DEFAULT_MODEL,
@@ -88,16 +84,12 @@ class CpSatBackend(Backend):
         Option("presolve", True, "run CP-SAT's presolve (cp_model_presolve)", parse=parse_bool),
         Option("seed", 0, "CP-SAT random_seed (one worker, so counters repeat)", parse=int),
     )
-    deterministic = True
-    native_counters = ("num_branches", "num_conflicts", "solver_wall_time", "solver_calls")
-
-    @classmethod
-    def available(cls) -> str | None:
-        try:
-            from ortools.sat.python import cp_model  # noqa: F401
-        except ImportError:
-            return "install ortools"
-        return None
+    native_counters: ClassVar[tuple[str, ...]] = (
+        "num_branches",
+        "num_conflicts",
+        "solver_wall_time",
+        "solver_calls",
+    )
 
     def encode(self, puzzle: Puzzle) -> CpSatModel:
         from ortools.sat.python import cp_model

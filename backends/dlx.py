@@ -49,19 +49,14 @@ Counting (see :mod:`backends.base`)
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from typing import ClassVar
 
-from backends.base import Backend, Option, SolveResult, Status
+from backends.base import Backend, Option, Outcome, SolveResult, Status
+from backends.engines.deadline import Deadline, after
 from backends.puzzle import Grid, Puzzle, geometry
-from backends.search import Outcome
-
-#: The most nodes between two looks at the clock when a deadline is set. The stride starts at 1
-#: and doubles while looks come less than 5 ms apart, so a slow 25x25 node still stops in time.
-DEADLINE_STRIDE = 1024
 
 
 @dataclass(frozen=True)
@@ -237,12 +232,14 @@ def search(
 ) -> tuple[Outcome, int]:
     """Algorithm X on ``matrix`` for up to ``limit`` solutions: the outcome and the updates.
 
-    The outcome is the search core's :class:`~backends.search.Outcome`; the counters are those
-    of the module docstring.
+    One function of about 120 lines, on purpose: ``cover`` and ``uncover`` are closures over
+    the link lists, and the loop below them is the whole search; split apart, every cover
+    would pass six lists, in the hottest path of the backend.
 
-    ``deadline`` is a :func:`time.perf_counter` value; once it has passed (looked at every
-    :data:`DEADLINE_STRIDE` nodes at most) the search returns TIMEOUT with its counters so far
-    and any solution already in hand.
+    The counters are those of the module docstring. ``deadline`` is a
+    :func:`time.perf_counter` value; once it has passed (see
+    :class:`~backends.engines.deadline.Deadline`) the search returns TIMEOUT with its counters
+    so far and any solution already in hand.
     """
     if limit < 1:
         raise ValueError(f"limit must be 1 or more, got {limit!r}")
@@ -300,9 +297,7 @@ def search(
             i = up[i]
         size[c] -= covered
 
-    clock = time.perf_counter
-    stride, last_look = 1, clock()
-    next_look = 1 + stride if deadline is not None else -1
+    clock = Deadline(deadline)
     nodes = 1
     guesses = backtracks = updates = 0
     solutions: list[Grid] = []
@@ -342,16 +337,10 @@ def search(
                 nodes += 1
                 a, b, e = others[r]
                 updates += cover(col[a]) + cover(col[b]) + cover(col[e])
-                if nodes >= next_look > 0:
-                    now = clock()
-                    if now > deadline:  # type: ignore[operator]
-                        return Outcome(
-                            Status.TIMEOUT, tuple(solutions), nodes, guesses, backtracks
-                        ), updates
-                    if now - last_look < 0.005 and stride < DEADLINE_STRIDE:
-                        stride += stride
-                    last_look = now
-                    next_look = nodes + stride
+                if nodes >= clock.next and clock.passed(nodes):
+                    return Outcome(
+                        Status.TIMEOUT, tuple(solutions), nodes, guesses, backtracks
+                    ), updates
                 break
             path.pop()
             uncover(c)
@@ -376,9 +365,7 @@ class DlxBackend(Backend):
             choices=tuple(CHOOSES),
         ),
     )
-    deterministic: ClassVar[bool] = True
     native_counters: ClassVar[tuple[str, ...]] = ("updates", "columns", "rows")
-    max_box: ClassVar[int] = 5
 
     def encode(self, puzzle: Puzzle) -> Matrix:
         """The exact-cover matrix with the givens pre-selected, as dancing links."""
@@ -388,7 +375,7 @@ class DlxBackend(Backend):
         self, encoded: Matrix, limit: int = 1, time_limit: float | None = None
     ) -> SolveResult:
         """Search for up to ``limit`` solutions; TIMEOUT (with counters) once time runs out."""
-        deadline = None if time_limit is None else time.perf_counter() + time_limit
-        outcome, updates = search(encoded, limit, deadline, CHOOSES[self.config["choose"]])
+        choose = CHOOSES[self.config["choose"]]
+        outcome, updates = search(encoded, limit, after(time_limit), choose)
         native = {"updates": updates, "columns": encoded.ncols, "rows": encoded.nrows}
-        return replace(outcome.result(), native=native)
+        return outcome.result(native=native)

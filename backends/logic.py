@@ -1,13 +1,13 @@
 """The ``logic`` backend: human strategies that explain themselves, guessing only when stuck.
 
-The solver climbs the ladder of :mod:`backends.strategies` (seed 003's levels, HoDoKu's
+The solver climbs the ladder of :mod:`backends.engines.strategies` (seed 003's levels, HoDoKu's
 names): it applies the first strategy that makes progress, cheapest first, and after every
 success starts again from the cheapest. When the whole ladder fails on an open board, it
 guesses: it picks a cell (``select``: fewest candidates by default), tries its candidates in
 ascending order, and runs the ladder again below each guess, backtracking on a
 contradiction. Every deduction, guess and backtrack can be logged as a
-:class:`~backends.strategies.Step` (:func:`solve_puzzle` with ``explain=True``), which is
-what ``harness explain`` prints.
+:class:`~backends.engines.strategies.board.Step` (:func:`solve_puzzle` with
+``explain=True``), which is what ``harness explain`` prints.
 
 Counting (see :mod:`backends.base`)
 -----------------------------------
@@ -27,9 +27,9 @@ Native statistics, over every deduction of the whole search (refuted branches in
 ``level``
     The hardest level used: 0-3 for the ladder's levels, 4 when the search guessed.
 ``score``
-    The largest weight of a step used (:data:`~backends.strategies.WEIGHTS`; a guess weighs
-    :data:`~backends.strategies.GUESS_WEIGHT`), Sudoku Explainer's way of rating a puzzle by
-    its hardest step.
+    The largest weight of a step used (:data:`~backends.engines.strategies.ladder.WEIGHTS`;
+    a guess weighs :data:`~backends.engines.strategies.ladder.GUESS_WEIGHT`), Sudoku
+    Explainer's way of rating a puzzle by its hardest step.
 ``steps``
     Deductions made (guesses and backtracks not included).
 ``max_depth``
@@ -42,27 +42,24 @@ return them.
 from __future__ import annotations
 
 import sys
-import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
-from backends.base import Backend, Option, SolveResult, Status
-from backends.errors import UnknownStatusError
-from backends.puzzle import Grid, Puzzle
-from backends.strategies import (
+from backends.base import Backend, Option, Outcome, SolveResult, Status
+from backends.engines.deadline import after
+from backends.engines.strategies.board import Board, Step, TimeUp, digits_of
+from backends.engines.strategies.ladder import (
     GUESS_LEVEL,
     GUESS_WEIGHT,
     WEIGHTS,
-    Board,
     Rule,
-    Step,
-    TimeUp,
-    digits_of,
     ladder,
     next_step,
 )
+from backends.errors import UnknownStatusError
+from backends.puzzle import Grid, Puzzle
 
 # --- cell selection when the ladder is stuck: (board) -> an open cell ----------------------
 
@@ -99,7 +96,7 @@ SELECTS: dict[str, Select] = {"mrv": fewest, "first": first_open, "max": most}
 
 # --- the search ---------------------------------------------------------------------------
 
-#: The solver's own outcomes, translated into :class:`Status` by :func:`to_status`.
+#: The solver's own outcomes, translated into :class:`Status` by :func:`translate_status`.
 NATIVE_STATUS: dict[str, Status] = {
     "solved": Status.SOLVED,
     "unsat": Status.UNSAT,
@@ -107,7 +104,7 @@ NATIVE_STATUS: dict[str, Status] = {
 }
 
 
-def to_status(native: str) -> Status:
+def translate_status(native: str) -> Status:
     """The contract's status for one of the solver's outcomes; unknown ones are refused."""
     try:
         return NATIVE_STATUS[native]
@@ -135,7 +132,7 @@ class LogicOutcome:
 
     @property
     def status(self) -> Status:
-        return to_status(self.native_status)
+        return translate_status(self.native_status)
 
     def note(self, step: Step) -> None:
         """Count one deduction (or a guess) towards the statistics."""
@@ -153,25 +150,90 @@ class LogicOutcome:
         message = ""
         if status is Status.TIMEOUT:
             message = f"time limit reached after {len(self.solutions)} solution(s)"
-        return SolveResult(
-            status=status,
-            solution=self.solutions[0] if self.solutions else None,
-            solutions_found=len(self.solutions),
-            nodes=self.nodes,
-            guesses=self.guesses,
-            backtracks=self.backtracks,
-            native={
-                "level": self.level,
-                "score": self.score,
-                "steps": self.steps,
-                "max_depth": self.max_depth,
-            },
-            message=message,
-        )
+        native = {
+            "level": self.level,
+            "score": self.score,
+            "steps": self.steps,
+            "max_depth": self.max_depth,
+        }
+        outcome = Outcome(status, self.solutions, self.nodes, self.guesses, self.backtracks)
+        return outcome.result(message, native)
 
 
 class _Stop(Exception):
     """The solution limit was reached."""
+
+
+@dataclass
+class _Search:
+    """One run of the solver: the ladder, the guessing and the outcome it fills in."""
+
+    rules: Sequence[Rule]
+    select: Select
+    limit: int
+    out: LogicOutcome
+
+    def log(self, step: Step) -> None:
+        """Keep ``step`` in the outcome's log, when it keeps one."""
+        if self.out.log is not None:
+            self.out.log.append(step)
+
+    def deduce(self, board: Board, depth: int) -> str | None:
+        """Climb the ladder until stuck or solved; the contradiction met, or None."""
+        while not board.is_complete():
+            board.check_time()
+            step = next_step(board, self.rules)
+            if step is None:
+                return None
+            self.out.note(step)
+            self.log(replace(step, depth=depth))
+            reason = board.apply(step)
+            if reason:
+                return reason
+        return None
+
+    def explore(self, board: Board, depth: int) -> str | None:
+        """Deduce, then branch; why the subtree holds no solution, or None if it held one."""
+        out = self.out
+        reason = self.deduce(board, depth)
+        if reason:
+            return reason
+        if board.is_complete():
+            out.solutions.append(tuple(board.values))
+            text = f"solution {len(out.solutions)} found"
+            self.log(Step("solution", GUESS_LEVEL, (), (), text, depth))
+            if len(out.solutions) >= self.limit:
+                raise _Stop
+            return None
+        cell = self.select(board)
+        out.guesses += 1
+        options = digits_of(board.cands[cell])
+        held = [self.guess(board, depth, cell, digit, options) is None for digit in options]
+        return None if any(held) else f"no candidate of {board.lay.cell(cell)} works"
+
+    def guess(
+        self, board: Board, depth: int, cell: int, digit: int, options: Sequence[int]
+    ) -> str | None:
+        """Try ``digit`` at ``cell`` below ``board``, then undo it: why it failed, or None."""
+        lay, out = board.lay, self.out
+        board.check_time()
+        out.nodes += 1
+        out.max_depth = max(out.max_depth, depth + 1)
+        what = f"{lay.cell(cell)} = {lay.digit(digit)}"
+        candidates = ", ".join(lay.digit(d) for d in options)
+        text = f"guess {what} (depth {depth + 1}; candidates {candidates})"
+        guess = Step("guess", GUESS_LEVEL, ((cell, digit),), (), text, depth)
+        out.note(guess)
+        self.log(guess)
+        child = board.copy()
+        why = child.place(cell, digit) or child.broken_unit() or self.explore(child, depth + 1)
+        out.backtracks += 1
+        if why is None:
+            text = f"backtrack: undo {what} (depth {depth + 1}), looking for another solution"
+        else:
+            text = f"backtrack: {what} (depth {depth + 1}) fails: {why}"
+        self.log(Step("backtrack", GUESS_LEVEL, (), (), text, depth))
+        return why
 
 
 def run(
@@ -194,76 +256,11 @@ def run(
     if root_reason:
         out.reason = root_reason
         return out
-    lay = start.lay
-    log = out.log
-
-    def deduce(board: Board, depth: int) -> str | None:
-        """Climb the ladder until stuck or solved; the contradiction met, or None."""
-        while not board.is_complete():
-            board.check_time()
-            step = next_step(board, rules)
-            if step is None:
-                return None
-            out.note(step)
-            if log is not None:
-                log.append(replace(step, depth=depth))
-            reason = board.apply(step)
-            if reason:
-                return reason
-        return None
-
-    def explore(board: Board, depth: int) -> str | None:
-        """Deduce, then branch; why the subtree holds no solution, or None if it held one."""
-        reason = deduce(board, depth)
-        if reason:
-            return reason
-        if board.is_complete():
-            out.solutions.append(tuple(board.values))
-            if log is not None:
-                text = f"solution {len(out.solutions)} found"
-                log.append(Step("solution", GUESS_LEVEL, (), (), text, depth))
-            if len(out.solutions) >= limit:
-                raise _Stop
-            return None
-        cell = select(board)
-        out.guesses += 1
-        found = False
-        options = digits_of(board.cands[cell])
-        for digit in options:
-            board.check_time()
-            out.nodes += 1
-            out.max_depth = max(out.max_depth, depth + 1)
-            what = f"{lay.cell(cell)} = {lay.digit(digit)}"
-            guess = Step(
-                "guess",
-                GUESS_LEVEL,
-                ((cell, digit),),
-                (),
-                f"guess {what} (depth {depth + 1}; candidates "
-                f"{', '.join(lay.digit(d) for d in options)})",
-                depth,
-            )
-            out.note(guess)
-            if log is not None:
-                log.append(guess)
-            child = board.copy()
-            why = child.place(cell, digit) or child.broken_unit() or explore(child, depth + 1)
-            out.backtracks += 1
-            if why is None:
-                found = True
-            if log is not None:
-                because = why or "looking for another solution"
-                text = f"backtrack: {what} (depth {depth + 1}) fails: {because}"
-                if why is None:
-                    text = f"backtrack: undo {what} (depth {depth + 1}), {because}"
-                log.append(Step("backtrack", GUESS_LEVEL, (), (), text, depth))
-        return None if found else f"no candidate of {lay.cell(cell)} works"
-
     board = start.copy()
     board.deadline = deadline
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * lay.ncells + 1000))
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * start.lay.ncells + 1000))
     try:
-        reason = explore(board, 0)
+        reason = _Search(rules, select, limit, out).explore(board, 0)
         if out.solutions:
             out.native_status = "solved"
         else:
@@ -286,7 +283,7 @@ def solve_puzzle(
 ) -> LogicOutcome:
     """Solve one puzzle with the ladder up to ``max_level``; ``explain`` keeps the log."""
     board, reason = Board.from_puzzle(puzzle)
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    deadline = after(time_limit)
     return run(board, ladder(max_level), SELECTS[select], limit, deadline, explain, reason)
 
 
@@ -322,9 +319,7 @@ class LogicBackend(Backend):
             choices=("0", "1", "2", "3"),
         ),
     )
-    deterministic: ClassVar[bool] = True
     native_counters: ClassVar[tuple[str, ...]] = ("level", "score", "steps", "max_depth")
-    max_box: ClassVar[int] = 5
 
     def encode(self, puzzle: Puzzle) -> Encoded:
         """The board of the givens: candidates filtered by the givens' peers."""
@@ -334,7 +329,7 @@ class LogicBackend(Backend):
         self, encoded: Encoded, limit: int = 1, time_limit: float | None = None
     ) -> SolveResult:
         """Climb the ladder, guess when stuck; TIMEOUT (with counters) once time runs out."""
-        deadline = None if time_limit is None else time.perf_counter() + time_limit
+        deadline = after(time_limit)
         rules = ladder(int(self.config["max_level"]))
         select = SELECTS[self.config["select"]]
         return run(encoded.board, rules, select, limit, deadline, False, encoded.reason).result()
@@ -350,5 +345,5 @@ __all__ = [
     "most",
     "run",
     "solve_puzzle",
-    "to_status",
+    "translate_status",
 ]

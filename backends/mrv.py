@@ -6,8 +6,8 @@ assignment remove the digit from the peers' candidates (forward checking), with 
 propagation. With these defaults its node count in first-solution mode equals the number of
 calls seed 000's recursive solver makes with its values taken in ascending order.
 
-Options swap the heuristics of :mod:`backends.search`: ``select`` (mrv, first, max), ``order``
-(ascending) and ``inference`` (forward, singles, check), e.g.
+Options swap the heuristics of :mod:`backends.engines.search`: ``select`` (mrv, first, max),
+``order`` (ascending) and ``inference`` (forward, singles, check), e.g.
 ``--backend mrv:select=first,inference=singles``.
 """
 
@@ -16,14 +16,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from backends.base import Option
-from backends.search import (
-    INFERENCES,
-    ORDERS,
-    SELECTS,
-    Heuristics,
-    SearchBackend,
-    select_option,
-)
+from backends.engines.search.backend import SearchBackend, select_option
+from backends.engines.search.core import Heuristics
+from backends.engines.search.heuristics import INFERENCES, ORDERS, SELECTS
 
 
 class MrvBackend(SearchBackend):

@@ -2,7 +2,7 @@
 
 Branch on the first empty cell in index order, try its digits in ascending order, and
 refuse a digit that an assigned peer already holds; nothing is pruned (no forward checking),
-so the candidates stay those the givens leave. In :mod:`backends.search` terms:
+so the candidates stay those the givens leave. In :mod:`backends.engines.search` terms:
 ``select=first``, ``order=ascending``, ``inference=check``.
 
 Options:
@@ -22,16 +22,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 from backends.base import Option, parse_bool
-from backends.search import (
-    SELECTS,
-    Heuristics,
-    SearchBackend,
-    check,
-    iterative,
-    recursive,
-    select_option,
-    singles,
-)
+from backends.engines.search.backend import SearchBackend, select_option
+from backends.engines.search.core import Heuristics, iterative, recursive
+from backends.engines.search.heuristics import SELECTS
+from backends.engines.search.propagation import check, singles
 
 #: What ``presolve`` may run at the root before the plain search, by option value.
 PRESOLVES = {"none": None, "singles": singles}

@@ -4,7 +4,7 @@ Norvig's two rules, applied to a fixpoint after every assignment (and at the roo
 left with one digit gives it up to its peers (naked single), and a digit left with one place
 in a unit goes there (hidden single). Then the search branches on the cell with the fewest
 candidates (first in index order on ties) and tries its digits in ascending order. In
-:mod:`backends.search` terms: ``select=mrv``, ``order=ascending``, ``inference=singles``.
+:mod:`backends.engines.search` terms: ``select=mrv``, ``order=ascending``, ``inference=singles``.
 On Norvig's top95 it tries exactly as many values as Norvig's own solver (6,222 nodes).
 
 Options:
@@ -23,16 +23,11 @@ from __future__ import annotations
 from typing import ClassVar
 
 from backends.base import Option, parse_bool
+from backends.engines.search.backend import SearchBackend, select_option
+from backends.engines.search.core import Heuristics
+from backends.engines.search.heuristics import SELECTS
+from backends.engines.search.propagation import PAIRS, with_locked, with_pairs
 from backends.errors import BackendOptionError
-from backends.search import (
-    PAIR_FLAGS,
-    PAIRS,
-    SELECTS,
-    Heuristics,
-    SearchBackend,
-    select_option,
-    with_locked,
-)
 
 LOCKED: tuple[str, ...] = ("none", "root", "all")
 
@@ -80,10 +75,11 @@ class NorvigBackend(SearchBackend):
     def heuristics(self) -> Heuristics:
         """Fewest-candidates cell (unless ``select`` says otherwise), the propagation the
         ``pairs`` and ``locked`` options build, at the root and after each assignment."""
-        inference = PAIRS[self.config["pairs"]]
+        pairs = PAIRS[self.config["pairs"]]
+        inference = with_pairs(pairs)
         root = None
         if self.config["locked"] != "none":
-            root = with_locked(PAIR_FLAGS[self.config["pairs"]])
+            root = with_locked(pairs)
             if self.config["locked"] == "all":
                 inference = root
         return Heuristics(select=SELECTS[self.config["select"]], inference=inference, root=root)

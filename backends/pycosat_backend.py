@@ -1,4 +1,4 @@
-"""The ``pycosat`` backend: a CNF (:mod:`backends.cnf`) solved by PicoSAT through pycosat.
+"""The ``pycosat`` backend: a CNF (:mod:`backends.engines.cnf`) solved by PicoSAT via pycosat.
 
 ``encode`` builds the CNF; ``solve`` runs PicoSAT and decodes the model. For more than one
 solution it solves again with a blocking clause that forbids the grid just found. PicoSAT
@@ -7,15 +7,29 @@ stay ``None``; ``native`` carries the CNF's ``variables`` and ``clauses``.
 
 pycosat has no time limit. ``time_limit`` is left to the harness; the ``prop_limit`` option
 (PicoSAT's propagation budget, 0 = none) makes PicoSAT give up with ``"UNKNOWN"``.
+
+Why ``pycosat_backend.py`` and not ``pycosat.py`` like the other backends (named after their
+registry key): a module named like the library it wraps reads as that library (``import
+pycosat`` inside ``pycosat.py``), and shadows it whenever ``backends/`` itself is on
+``sys.path`` (a script run from inside the folder). A backend module whose name would equal
+its library's import name takes the ``_backend`` suffix; the registered name stays
+``pycosat``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
-from backends import cnf
-from backends.base import Backend, Option, SolveResult, Status, parse_bool
+from backends.base import (
+    Backend,
+    Option,
+    SolveResult,
+    Status,
+    parse_bool,
+    parse_non_negative_int,
+)
+from backends.engines import cnf
 from backends.errors import UnknownStatusError
 from backends.puzzle import Puzzle
 
@@ -28,31 +42,27 @@ DEFAULT_ENCODING = "extended"
 DEFAULT_REDUCE = True
 
 
-def _non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise ValueError(f"expected a non-negative integer, got {value}")
-    return value
-
-
-def translate(answer: Any) -> tuple[Status, list[int] | None]:
-    """pycosat's answer as (Status, model): a list is a model, "UNSAT"/"UNKNOWN" are not."""
+def translate_status(answer: Any) -> Status:
+    """pycosat's answer as a Status: a list is a model (SOLVED), "UNSAT"/"UNKNOWN" are not."""
     if isinstance(answer, list):
-        return Status.SOLVED, answer
+        return Status.SOLVED
     if answer == "UNSAT":
-        return Status.UNSAT, None
+        return Status.UNSAT
     if answer == "UNKNOWN":
-        return Status.UNKNOWN, None
+        return Status.UNKNOWN
     raise UnknownStatusError(f"pycosat returned an unknown answer {answer!r}")
 
 
 class PycosatBackend(Backend):
     """Sudoku as SAT, solved by PicoSAT (pycosat)."""
 
-    name = "pycosat"
-    summary = "CNF encoding (minimal/efficient/extended, givens reduced) solved by PicoSAT"
-    requires = "pycosat"
-    options = (
+    name: ClassVar[str] = "pycosat"
+    summary: ClassVar[str] = (
+        "CNF encoding (minimal/efficient/extended, givens reduced) solved by PicoSAT"
+    )
+    requires: ClassVar[str] = "pycosat"
+    imports: ClassVar[str] = "pycosat"
+    options: ClassVar[tuple[Option, ...]] = (
         Option(
             "encoding",
             DEFAULT_ENCODING,
@@ -69,19 +79,10 @@ class PycosatBackend(Backend):
             "prop_limit",
             0,
             "PicoSAT propagation budget per call, 0 = unlimited (gives UNKNOWN when hit)",
-            parse=_non_negative_int,
+            parse=parse_non_negative_int,
         ),
     )
-    deterministic = True
-    native_counters = ("variables", "clauses")
-
-    @classmethod
-    def available(cls) -> str | None:
-        try:
-            import pycosat  # noqa: F401
-        except ImportError:
-            return "install pycosat"
-        return None
+    native_counters: ClassVar[tuple[str, ...]] = ("variables", "clauses")
 
     def encode(self, puzzle: Puzzle) -> cnf.Cnf:
         return cnf.encode(puzzle, self.config["encoding"], self.config["reduce"])
@@ -101,9 +102,10 @@ class PycosatBackend(Backend):
         status = Status.UNSAT
         while found < limit:
             answer = pycosat.solve(clauses, vars=encoded.nvars, prop_limit=prop_limit)
-            status, model = translate(answer)
-            if model is None:
+            status = translate_status(answer)
+            if status is not Status.SOLVED:
                 break
+            model = answer
             grid = cnf.decode(encoded, model)
             first = first or grid
             found += 1

@@ -161,7 +161,7 @@ def candidates(puzzle: Puzzle, cell: int, prune: bool) -> list[int]:
     return [d for d in digits if d not in taken]
 
 
-def _translate(native: object) -> Status:
+def translate_status(native: object) -> Status:
     """The Status of one native outcome: a solution dict is SOLVED, ``None`` is UNSAT."""
     if native is None:
         return Status.UNSAT
@@ -203,9 +203,7 @@ class PythonConstraintBackend(Backend):
             parse=parse_bool,
         ),
     )
-    deterministic: ClassVar[bool] = True
     native_counters: ClassVar[tuple[str, ...]] = ("constraint_checks",)
-    max_box: ClassVar[int] = 5
 
     @classmethod
     def available(cls) -> str | None:
@@ -262,7 +260,7 @@ class PythonConstraintBackend(Backend):
         else:
             natives = list(itertools.islice(encoded.problem.getSolutionIter(), limit))
             natives = natives or [None]
-        statuses = [_translate(native) for native in natives]
+        statuses = [translate_status(native) for native in natives]
         if statuses[0] is Status.UNSAT:
             return SolveResult(Status.UNSAT, native=self._native(encoded))
         first = natives[0]

@@ -33,9 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from common import DATASETS
 
 from backends import make_backend
+from backends.engines.strategies.board import Board
+from backends.engines.strategies.ladder import LADDER, Rule, ladder
 from backends.logic import LogicOutcome, fewest, run
 from backends.puzzle import Puzzle
-from backends.strategies import LADDER, Board, Rule, ladder
 from harness.checker import check_solution
 from harness.generate import GenerateOptions, generate
 from harness.rating import TIERS, rating_of

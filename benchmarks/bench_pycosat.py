@@ -33,7 +33,7 @@ from common import (
     timing_cells,
 )
 
-from backends import cnf
+from backends.engines import cnf
 from backends.puzzle import Puzzle
 from backends.pycosat_backend import PycosatBackend
 

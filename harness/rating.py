@@ -6,11 +6,11 @@ strategies cheapest first, a guess only when the whole ladder is stuck) and repo
 ``hardest_strategy``
     The strategy of the heaviest step used; ``guess`` when the solver had to guess.
 ``level``
-    The hardest level used, Zambon's 0-3 (see :mod:`backends.strategies`), 4 for a guess.
+    The hardest level used, Zambon's 0-3 (see :mod:`backends.engines.strategies`), 4 for a guess.
 ``score``
     The weight of the heaviest step: Sudoku Explainer's rule that a puzzle is as hard as its
     hardest step (the *maximum*, not a sum), on SE's scale (hidden single 1.5 ... forcing
-    chain 7.5; a guess 10.0). Weights are in :data:`backends.strategies.WEIGHTS`.
+    chain 7.5; a guess 10.0). Weights are in :data:`backends.engines.strategies.ladder.WEIGHTS`.
 ``guesses``
     Branch points of the search (0 when the ladder alone solved it).
 ``counts``
@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from backends.base import Status
+from backends.engines.strategies.ladder import GUESS_LEVEL
 from backends.errors import SudokuError
 from backends.logic import LogicOutcome, solve_puzzle
 from backends.puzzle import Puzzle
-from backends.strategies import GUESS_LEVEL
 from harness.readers import PuzzleRecord, ReadResult, read_puzzles, read_text
 
 #: Difficulty tiers, easiest first; index = level (4: needs a guess).

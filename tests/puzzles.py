@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from backends.base import Backend, SolveResult, Status
+from backends.base import Backend, Outcome, SolveResult, Status
 from backends.puzzle import Puzzle
-from backends.search import Outcome
 
 #: The public puzzle collections, kept beside the project and never copied into it.
 SHARED_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"

@@ -1,4 +1,4 @@
-"""Tests for backends/cnf.py: clause counts, soundness, reduction and decoding (no SAT solver)."""
+"""Tests for backends/engines/cnf.py: clause counts, soundness, reduction, decoding (no solver)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from backends import cnf
+from backends.engines import cnf
 from backends.errors import BackendError
 from backends.puzzle import Puzzle
 from tests.puzzles import formula_grid, public_set, solves, with_blanks

@@ -16,8 +16,8 @@ import pytest
 
 from backends import REGISTRY, make_backend, parse_spec
 from backends.base import Backend, Status
-from backends.cnf import ENCODINGS
 from backends.cpsat import MODELS
+from backends.engines.cnf import ENCODINGS
 from backends.puzzle import Puzzle
 from tests.puzzles import (
     TOP95_FIRST,

@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from backends.base import Status
-from backends.cnf import ENCODINGS
+from backends.engines.cnf import ENCODINGS
 from backends.errors import BackendOptionError, UnknownStatusError
 from backends.puzzle import Puzzle
-from backends.pycosat_backend import PycosatBackend, translate
+from backends.pycosat_backend import PycosatBackend, translate_status
 from tests.puzzles import TOP95_FIRST, WRONG_GIVEN, run
 
 if PycosatBackend.available() is not None:
@@ -58,16 +58,16 @@ def test_prop_limit_gives_unknown() -> None:
 
 
 def test_translate_answers() -> None:
-    """pycosat's answers map to SOLVED with the model, UNSAT and UNKNOWN."""
-    assert (Status.SOLVED, [1, -2]) == translate([1, -2])
-    assert (Status.UNSAT, None) == translate("UNSAT")
-    assert (Status.UNKNOWN, None) == translate("UNKNOWN")
+    """pycosat's answers map to SOLVED (a model), UNSAT and UNKNOWN."""
+    assert Status.SOLVED == translate_status([1, -2])
+    assert Status.UNSAT == translate_status("UNSAT")
+    assert Status.UNKNOWN == translate_status("UNKNOWN")
 
 
 def test_translate_refuses_unknown_answer() -> None:
     """An unexpected answer raises UnknownStatusError carrying the value."""
     with pytest.raises(UnknownStatusError, match="'SATISFIABLE'"):
-        translate("SATISFIABLE")
+        translate_status("SATISFIABLE")
 
 
 def test_options_and_spec() -> None:

@@ -10,7 +10,7 @@ import pytest
 from backends.base import SolveResult, Status
 from backends.errors import BackendOptionError, UnknownStatusError
 from backends.puzzle import Grid, Puzzle
-from backends.python_constraint import SOLVERS, PythonConstraintBackend, _translate
+from backends.python_constraint import SOLVERS, PythonConstraintBackend, translate_status
 from tests.puzzles import SHARED_DATASETS
 
 pytestmark = pytest.mark.skipif(
@@ -187,9 +187,9 @@ def test_spec_shows_changed_options() -> None:
 def test_unknown_native_outcome_raises_with_value() -> None:
     """A native outcome that is neither a solution dict nor None is refused, value named."""
     with pytest.raises(UnknownStatusError, match="'weird'"):
-        _translate("weird")
+        translate_status("weird")
 
 
 def test_translate_known_outcomes() -> None:
     """A solution dict is SOLVED and None is UNSAT."""
-    assert (Status.SOLVED, Status.UNSAT) == (_translate({0: 1}), _translate(None))
+    assert (Status.SOLVED, Status.UNSAT) == (translate_status({0: 1}), translate_status(None))

@@ -1,4 +1,4 @@
-"""Tests of the shared search core, backends/search.py."""
+"""Tests of the shared search core, backends/engines/search/."""
 
 from __future__ import annotations
 
@@ -7,39 +7,37 @@ import time
 import pytest
 
 from backends.base import Status
-from backends.puzzle import Puzzle
-from backends.search import (
-    DRIVERS,
-    HIDDEN_PAIRS,
+from backends.engines.search.backend import select_option
+from backends.engines.search.core import DRIVERS, iterative, recursive, search, solve
+from backends.engines.search.heuristics import (
     INFERENCES,
-    PAIR_FLAGS,
-    PAIRS,
-    ROOT,
     SELECTS,
-    Start,
-    Tables,
     ascending,
     bits_of,
-    check,
-    check_state,
     first,
-    forward,
-    hidden_pairs,
-    initial_state,
-    iterative,
-    locked_candidates,
     max_candidates,
     mrv,
-    naked_pairs,
-    none,
-    recursive,
-    search,
-    select_option,
-    singles,
-    solve,
-    tables,
-    with_locked,
 )
+from backends.engines.search.propagation import (
+    HIDDEN_PAIRS,
+    NAKED_PAIRS,
+    PAIRS,
+    check,
+    forward,
+    locked_candidates,
+    singles,
+    with_locked,
+    with_pairs,
+)
+from backends.engines.search.state import (
+    ROOT,
+    Start,
+    Tables,
+    check_state,
+    initial_state,
+    tables,
+)
+from backends.puzzle import Puzzle
 from harness.checker import check_solution
 from tests.puzzles import EASY_FIRST, NO_PLACE_FOR_8, TOP95_FIRST, effort
 
@@ -167,12 +165,8 @@ def test_check_leaves_candidates_untouched() -> None:
     t = start.tables
     before = list(cands)
     cands[0] = t.assigned | 1 << 3  # a 4, one of r1c1's candidates
-    assert (True, before[1:]) == (check(cands, 0, 1 << 3, t), cands[1:])
-
-
-def test_none_is_check() -> None:
-    """The inference named none is the validity check."""
-    assert check is none
+    assert check(cands, 0, 1 << 3, t)
+    assert before[1:] == cands[1:]
 
 
 def test_singles_at_root_reaches_a_fixpoint() -> None:
@@ -191,7 +185,8 @@ def test_singles_at_root_reaches_a_fixpoint() -> None:
 def test_singles_solves_an_easy_puzzle_at_the_root() -> None:
     """Propagation alone fills every cell of easy50's first puzzle."""
     cands, start = state_of(EASY_FIRST)
-    assert (True, -1) == (singles(cands, ROOT, 0, start.tables), first(cands, start.tables))
+    assert singles(cands, ROOT, 0, start.tables)
+    assert -1 == first(cands, start.tables)
 
 
 def test_singles_finds_a_digit_with_no_place() -> None:
@@ -340,7 +335,7 @@ def test_hidden_pairs_keep_two_digits_in_their_two_cells() -> None:
     """Digits 1 and 2 fit only r1c1 and r1c2: those cells drop their other digits."""
     cands, t = open_grid()
     drop(cands, t, range(2, 9), 0b11)
-    assert hidden_pairs(cands, ROOT, 0, t)
+    assert with_pairs(HIDDEN_PAIRS)(cands, ROOT, 0, t)
     assert (0b11, 0b11, None) == (cands[0] & t.full, cands[1] & t.full, check_state(cands, t))
 
 
@@ -348,14 +343,15 @@ def test_singles_alone_leave_a_hidden_pair_alone() -> None:
     """Without the pair rule, r1c1 keeps all nine digits."""
     cands, t = open_grid()
     drop(cands, t, range(2, 9), 0b11)
-    assert (True, t.full) == (singles(cands, ROOT, 0, t), cands[0] & t.full)
+    assert singles(cands, ROOT, 0, t)
+    assert t.full == cands[0] & t.full
 
 
 def test_naked_pairs_clear_the_pair_from_row_and_box() -> None:
     """r1c1 and r1c2 hold {1, 2}: row 1 and box 1 lose 1 and 2 elsewhere."""
     cands, t = open_grid()
     drop(cands, t, (0, 1), t.full & ~0b11)
-    assert naked_pairs(cands, ROOT, 0, t)
+    assert with_pairs(NAKED_PAIRS)(cands, ROOT, 0, t)
     others = [c for c in set(t.units[0]) | set(t.units[18]) if c > 1]
     assert ([0] * len(others), None) == (
         [cands[c] & 0b11 for c in others],
@@ -367,12 +363,18 @@ def test_three_digits_confined_to_two_cells_is_a_contradiction() -> None:
     """Digits 1, 2 and 3 fit only r1c1 and r1c2: hidden pairs refute the state."""
     cands, t = open_grid()
     drop(cands, t, range(2, 9), 0b111)
-    assert hidden_pairs(cands, ROOT, 0, t) is False
+    assert with_pairs(HIDDEN_PAIRS)(cands, ROOT, 0, t) is False
 
 
 def test_pairs_table_names_each_rule() -> None:
-    """PAIRS and PAIR_FLAGS agree on the four choices."""
-    assert ["none", "hidden", "naked", "both"] == list(PAIRS) == list(PAIR_FLAGS)
+    """Each choice of PAIRS gives the inference named after its rules."""
+    expected = ["singles", "singles_hidden", "singles_naked", "singles_hidden_naked"]
+    assert expected == [with_pairs(flags).__name__ for flags in PAIRS.values()]
+
+
+def test_no_pairs_is_singles() -> None:
+    """The choice none is Norvig's singles, the very function."""
+    assert singles is with_pairs(PAIRS["none"])
 
 
 def test_locked_candidates_point_along_a_row() -> None:
@@ -381,12 +383,10 @@ def test_locked_candidates_point_along_a_row() -> None:
     drop(cands, t, (9, 10, 11, 18, 19, 20), 1)
     queue: list[tuple[int, int]] = []
     dirty = locked_candidates(cands, t, queue)
-    assert ([0] * 6, [1] * 3, True, []) == (
-        [cands[c] & 1 for c in range(3, 9)],
-        [cands[c] & 1 for c in range(3)],
-        dirty > 0,
-        queue,
-    )
+    assert [0] * 6 == [cands[c] & 1 for c in range(3, 9)]
+    assert [1] * 3 == [cands[c] & 1 for c in range(3)]
+    assert dirty > 0
+    assert [] == queue
 
 
 def test_locked_candidates_claim_within_a_box() -> None:
@@ -401,12 +401,10 @@ def test_with_locked_reaches_a_well_formed_fixpoint() -> None:
     """At the root of top95's first puzzle: consistent, and no more locked candidates."""
     cands, start = state_of(TOP95_FIRST)
     inference = with_locked(HIDDEN_PAIRS)
-    assert (True, None, 0, "singles_hidden_locked") == (
-        inference(cands, ROOT, 0, start.tables),
-        check_state(cands, start.tables),
-        locked_candidates(cands, start.tables, []),
-        inference.__name__,
-    )
+    assert inference(cands, ROOT, 0, start.tables)
+    assert check_state(cands, start.tables) is None
+    assert 0 == locked_candidates(cands, start.tables, [])
+    assert "singles_hidden_locked" == inference.__name__
 
 
 @pytest.mark.parametrize("name", sorted(PAIRS))
@@ -414,11 +412,12 @@ def test_pair_inferences_keep_the_state_well_formed(name: str) -> None:
     """After an assignment below the root the state passes check_state."""
     cands, start = state_of(TOP95_FIRST)
     t = start.tables
-    assert PAIRS[name](cands, ROOT, 0, t)
+    inference = with_pairs(PAIRS[name])
+    assert inference(cands, ROOT, 0, t)
     cell = mrv(cands, t)
     bit = ascending(cands, cell, t)[0]
     cands[cell] = t.assigned | bit
-    PAIRS[name](cands, cell, bit, t)
+    inference(cands, cell, bit, t)
     assert check_state(cands, t) is None
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from harness.results import read_rows
 from tests.conftest import PROJECT, pattern_puzzle
 
 # Runs `harness run` in a child Python with the fake backends registered, on one 4x4 puzzle
@@ -52,15 +53,27 @@ def alive(processes: list[psutil.Process]) -> list[int]:
     return [p.pid for p in still]
 
 
+def rows_of(path: Path, count: int) -> list[dict[str, str]]:
+    """The CSV's rows, once ``count`` of them are written whole (10 s at most)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        rows = read_rows(path)[1] if path.exists() else []
+        if len(rows) >= count:
+            return rows
+        time.sleep(0.05)
+    pytest.fail(f"{path} did not reach {count} row(s)")
+
+
 def test_sigterm_stops_the_run_keeps_rows_and_stops_workers(tmp_path: Path) -> None:
     """SIGTERM: exit 143, the rows measured so far in the CSV, no worker left running."""
     proc = start_run(tmp_path, "counting", "sleep-forever")
     workers = workers_of(proc, 1)
-    time.sleep(1.0)  # the counting rows are written, sleep-forever is asleep
+    written = rows_of(tmp_path / "run.csv", 1)  # a counting row is in the file
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=20)
-    rows = (tmp_path / "run.csv").read_text().splitlines()
-    assert (143, [], True) == (proc.returncode, alive(workers), len(rows) >= 2)
+    assert 143 == proc.returncode
+    assert [] == alive(workers)
+    assert written == read_rows(tmp_path / "run.csv")[1][: len(written)]
     assert "complete it with --resume" in err
 
 
