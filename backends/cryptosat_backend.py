@@ -19,12 +19,12 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
-from backends import cnf
 from backends.base import SolveResult, Status
-from backends.incremental import IncrementalSatBackend, count_models, translate_answer
+from backends.engines import cnf
+from backends.engines.incremental import IncrementalSatBackend, count_models, translate_answer
 
 
-def translate(answer: Any, limited: bool) -> Status:
+def translate_status(answer: Any, limited: bool) -> Status:
     """CryptoMiniSat's answer: True SAT, False UNSAT, None stopped (TIMEOUT under a limit)."""
     return translate_answer(answer, limited, "CryptoMiniSat")
 
@@ -40,17 +40,8 @@ class CryptosatBackend(IncrementalSatBackend):
     name: ClassVar[str] = "cryptosat"
     summary: ClassVar[str] = "CNF encoding (as pycosat) solved incrementally by CryptoMiniSat"
     requires: ClassVar[str] = "pycryptosat"
-    deterministic: ClassVar[bool] = True
-    max_box: ClassVar[int] = 5
+    imports: ClassVar[str] = "pycryptosat"
     slow: ClassVar[bool] = True
-
-    @classmethod
-    def available(cls) -> str | None:
-        try:
-            import pycryptosat  # noqa: F401
-        except ImportError:
-            return "install pycryptosat"
-        return None
 
     def count(
         self, encoded: cnf.Cnf, limit: int, deadline: float | None, native: dict[str, int | float]
@@ -66,7 +57,7 @@ class CryptosatBackend(IncrementalSatBackend):
                 answer, values = solver.solve()
             else:
                 answer, values = solver.solve(time_limit=max(deadline - time.perf_counter(), 1e-3))
-            status = translate(answer, deadline is not None)
+            status = translate_status(answer, deadline is not None)
             model = model_literals(values, encoded.nvars) if status is Status.SOLVED else None
             return status, model
 

@@ -27,7 +27,7 @@ from backends.puzzle import Grid, Puzzle
 FOUND, EXHAUSTED, FAILED = 10, 20, 0
 
 
-def translate(code: int) -> Status:
+def translate_status(code: int) -> Status:
     """A MiniExact return code as a Status; 0 (an error) raises BackendError."""
     if code == FOUND:
         return Status.SOLVED
@@ -85,18 +85,9 @@ class MiniexactBackend(Backend):
         "MiniExact: Knuth's Algorithm X in C (dancing links, MRV) on the dlx exact-cover matrix"
     )
     requires: ClassVar[str] = "miniexact"
+    imports: ClassVar[str] = "miniexact"
     options: ClassVar[tuple[Option, ...]] = ()
-    deterministic: ClassVar[bool] = True
     native_counters: ClassVar[tuple[str, ...]] = ("columns", "rows")
-    max_box: ClassVar[int] = 5
-
-    @classmethod
-    def available(cls) -> str | None:
-        try:
-            import miniexact  # noqa: F401
-        except ImportError:
-            return "install miniexact"
-        return None
 
     def encode(self, puzzle: Puzzle) -> Loaded:
         """The dlx matrix (givens pre-selected), loaded into a MiniExact problem."""
@@ -119,7 +110,7 @@ class MiniexactBackend(Backend):
         first = None
         found = 0
         while found < limit:
-            if translate(encoded.problem.solve()) is not Status.SOLVED:
+            if translate_status(encoded.problem.solve()) is not Status.SOLVED:
                 break
             found += 1
             first = first or decode(encoded, encoded.problem.selected_options())

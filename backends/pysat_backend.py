@@ -29,9 +29,9 @@ import threading
 import time
 from typing import Any, ClassVar
 
-from backends import cnf
 from backends.base import Option, SolveResult, Status
-from backends.incremental import (
+from backends.engines import cnf
+from backends.engines.incremental import (
     CNF_OPTIONS,
     IncrementalSatBackend,
     count_models,
@@ -69,7 +69,7 @@ DEFAULT_ENGINE = "minisat22"
 STATS: tuple[str, ...] = ("decisions", "conflicts", "propagations", "restarts")
 
 
-def translate(answer: Any, interrupted: bool) -> Status:
+def translate_status(answer: Any, interrupted: bool) -> Status:
     """PySAT's answer as a Status: True SAT, False UNSAT, None stopped (TIMEOUT if we asked)."""
     return translate_answer(answer, interrupted, "PySAT")
 
@@ -83,6 +83,7 @@ class PysatBackend(IncrementalSatBackend):
         "glucose4, cadical195..."
     )
     requires: ClassVar[str] = "python-sat"
+    imports: ClassVar[str] = "pysat.solvers"
     options: ClassVar[tuple[Option, ...]] = (
         Option(
             "solver",
@@ -92,17 +93,7 @@ class PysatBackend(IncrementalSatBackend):
         ),
         *CNF_OPTIONS,
     )
-    deterministic: ClassVar[bool] = True
     native_counters: ClassVar[tuple[str, ...]] = (*STATS, "variables", "clauses")
-    max_box: ClassVar[int] = 5
-
-    @classmethod
-    def available(cls) -> str | None:
-        try:
-            import pysat.solvers  # noqa: F401
-        except ImportError:
-            return "install python-sat"
-        return None
 
     def count(
         self, encoded: cnf.Cnf, limit: int, deadline: float | None, native: dict[str, int | float]
@@ -124,14 +115,14 @@ class PysatBackend(IncrementalSatBackend):
     def _solve_once(self, solver: Any, deadline: float | None) -> Status:
         """One call of the engine: a budgeted slice, then the rest under a timer if needed."""
         if self.config["solver"] not in INTERRUPTIBLE:
-            return translate(solver.solve(), False)
+            return translate_status(solver.solve(), False)
         solver.conf_budget(FIRST_SLICE)
         answer = solver.solve_limited()
         if answer is not None:
-            return translate(answer, False)
+            return translate_status(answer, False)
         solver.conf_budget(-1)  # no budget from here: only the time limit stops it
         if deadline is None:
-            return translate(solver.solve_limited(), False)
+            return translate_status(solver.solve_limited(), False)
         fired = threading.Event()
 
         def stop() -> None:
@@ -146,4 +137,4 @@ class PysatBackend(IncrementalSatBackend):
         finally:
             timer.cancel()
             timer.join()  # after this, stop() cannot touch the solver any more
-        return translate(answer, fired.is_set())
+        return translate_status(answer, fired.is_set())

@@ -46,7 +46,7 @@ NO_TIMEOUT_MS = 2**32 - 1
 _STOPPED = frozenset({"timeout", "canceled"})
 
 
-def translate(answer: str, reason: str = "") -> Status:
+def translate_status(answer: str, reason: str = "") -> Status:
     """Z3's check result (as text: sat, unsat, unknown) and its reason, as a Status."""
     if answer == "sat":
         return Status.SOLVED
@@ -74,18 +74,9 @@ class Z3Backend(Backend):
         "SMT: an integer per cell, Distinct per unit, Z3's finite-domain (QF_FD) solver"
     )
     requires: ClassVar[str] = "z3-solver"
-    deterministic: ClassVar[bool] = True
+    imports: ClassVar[str] = "z3"
     native_counters: ClassVar[tuple[str, ...]] = tuple(k.replace(" ", "_") for k in STATS)
-    max_box: ClassVar[int] = 5
     slow: ClassVar[bool] = True
-
-    @classmethod
-    def available(cls) -> str | None:
-        try:
-            import z3  # noqa: F401
-        except ImportError:
-            return "install z3-solver"
-        return None
 
     def encode(self, puzzle: Puzzle) -> Z3Model:
         """Build the solver with its variables and constraints (no search)."""
@@ -119,7 +110,7 @@ class Z3Backend(Backend):
                     left_ms = max(int((deadline - time.perf_counter()) * 1000), 1)
                 solver.set("timeout", left_ms)
                 answer = solver.check()
-                status = translate(
+                status = translate_status(
                     str(answer), solver.reason_unknown() if answer == z3.unknown else ""
                 )
                 if status is not Status.SOLVED:

@@ -8,11 +8,11 @@ import pytest
 
 from backends.base import Status
 from backends.cryptosat_backend import CryptosatBackend, model_literals
-from backends.cryptosat_backend import translate as translate_cms
+from backends.cryptosat_backend import translate_status as translate_cms
 from backends.errors import UnknownStatusError
 from backends.puzzle import Puzzle
 from backends.z3_backend import Z3Backend, Z3Model
-from backends.z3_backend import translate as translate_z3
+from backends.z3_backend import translate_status as translate_z3
 from tests.puzzles import TOP95_FIRST, run
 from tests.test_pysat import pigeonhole
 

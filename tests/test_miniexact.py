@@ -8,7 +8,7 @@ import pytest
 from backends.base import Status
 from backends.dlx import build_matrix
 from backends.errors import BackendError, UnknownStatusError
-from backends.miniexact_backend import MiniexactBackend, translate
+from backends.miniexact_backend import MiniexactBackend, translate_status
 from backends.puzzle import Puzzle
 from tests.puzzles import TOP95_FIRST, run
 
@@ -58,8 +58,8 @@ def test_same_encoding_solved_twice_gives_the_same_answer() -> None:
 
 def test_translate() -> None:
     """10 is SOLVED, 20 UNSAT; 0 (MiniExact's error) raises BackendError, others refused."""
-    assert (Status.SOLVED, Status.UNSAT) == (translate(10), translate(20))
+    assert (Status.SOLVED, Status.UNSAT) == (translate_status(10), translate_status(20))
     with pytest.raises(BackendError, match="error"):
-        translate(0)
+        translate_status(0)
     with pytest.raises(UnknownStatusError):
-        translate(30)
+        translate_status(30)

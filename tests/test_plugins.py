@@ -183,7 +183,7 @@ def test_template_passes_the_contract(monkeypatch: pytest.MonkeyPatch, tmp_path:
 
 def run_contract(name: str, tmp_path: Path) -> None:
     contract.test_declares_itself(name)
-    contract.test_solves_every_size(name, {})
+    contract.test_solves_every_size(name, contract.Reference())
     contract.test_unsat(name)
     contract.test_counts_two_solutions(name)
     contract.test_limit_one_stops_at_one(name)

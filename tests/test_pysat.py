@@ -8,11 +8,11 @@ from itertools import combinations
 
 import pytest
 
-from backends import cnf
 from backends.base import Status
+from backends.engines import cnf
 from backends.errors import BackendOptionError, UnknownStatusError
 from backends.puzzle import Puzzle
-from backends.pysat_backend import ENGINES, INTERRUPTIBLE, STATS, PysatBackend, translate
+from backends.pysat_backend import ENGINES, INTERRUPTIBLE, STATS, PysatBackend, translate_status
 from harness.checker import check_solution
 from tests.puzzles import TOP95_FIRST, WRONG_GIVEN, run
 
@@ -83,13 +83,13 @@ def test_unknown_engine_lists_choices() -> None:
 def test_translate() -> None:
     """True/False/None become SOLVED/UNSAT/TIMEOUT (UNKNOWN if not interrupted); else raise."""
     assert (Status.SOLVED, Status.UNSAT, Status.TIMEOUT, Status.UNKNOWN) == (
-        translate(True, False),
-        translate(False, False),
-        translate(None, True),
-        translate(None, False),
+        translate_status(True, False),
+        translate_status(False, False),
+        translate_status(None, True),
+        translate_status(None, False),
     )
     with pytest.raises(UnknownStatusError):
-        translate("SAT", False)
+        translate_status("SAT", False)
 
 
 def test_spec_shows_non_default_options() -> None:

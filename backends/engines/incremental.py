@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from backends import cnf
 from backends.base import Backend, Option, SolveResult, Status
+from backends.engines import cnf
 from backends.errors import UnknownStatusError
 from backends.puzzle import Grid, Puzzle
 from backends.pycosat_backend import PycosatBackend
