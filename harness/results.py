@@ -53,6 +53,7 @@ import csv
 import fcntl
 import io
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -108,6 +109,10 @@ NUMBER_COLUMNS: tuple[str, ...] = (
 )
 #: The first characters that make a spreadsheet read a cell as a formula (OWASP).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: The first characters of a cell :func:`escape_cell` may change.
+_ESCAPE_FIRST = frozenset(["'", *FORMULA_STARTS])
+#: The longest a written row may wait in :class:`RowWriter`'s buffer (see there), seconds.
+FLUSH_S = 0.05
 
 
 class ResultsError(SudokuError):
@@ -279,7 +284,13 @@ def exclusive(path: Path) -> Iterator[None]:
 
 
 class RowWriter:
-    """Appends rows to a CSV, flushing each one, so an interrupted run leaves a valid file.
+    """Appends rows to a CSV, so an interrupted run leaves a valid file.
+
+    Rows are flushed in batches: a finished row is in the file within :data:`FLUSH_S` of
+    being written, provided the caller calls :meth:`flush_stale` while it waits (the runner
+    has the worker pool do so), and at once on :meth:`close`, which every stop short of
+    SIGKILL reaches (Ctrl-C, SIGTERM, an error). A run killed outright loses at most the
+    rows of that last window; a torn last line is cut off on reading and on resuming.
 
     ``existing`` is the header and rows already in the file (as :func:`check_resumable`
     read them) when a run is resumed: they are kept, a torn last line is cut off, and when
@@ -305,15 +316,53 @@ class RowWriter:
         self._open()
 
     def _open(self) -> None:
-        self._file = self.path.open("a", newline="", encoding="utf-8")
-        self._writer = csv.DictWriter(self._file, self.columns, extrasaction="raise")
+        self._file = self.path.open("a", newline="", encoding="utf-8", buffering=1 << 16)
+        self._writer = csv.writer(self._file)
+        self._since: float | None = None  # when the oldest row not yet flushed was written
 
     def write(self, row: Mapping[str, Any]) -> None:
-        text = {c: _format(row.get(c)) for c in self.columns}
-        self._writer.writerow({c: escape_cell(v) for c, v in text.items()})
-        self._file.flush()
+        """Append ``row`` (its columns' values; others are ignored). It reaches the file at
+        once when the oldest row still buffered is :data:`FLUSH_S` old, else at the next
+        :meth:`flush_stale`, :meth:`flush` or :meth:`close`."""
+        text: dict[str, str] = {}
+        cells: list[str] = []
+        for column in self.columns:  # _format and escape_cell, inlined: this runs per row
+            value = row.get(column)
+            if type(value) is str:
+                cell = value
+            elif value is None:
+                cell = ""
+            elif isinstance(value, float):
+                cell = repr(round(value, 9))
+            else:
+                cell = str(value)
+            text[column] = cell
+            cells.append(escape_cell(cell) if cell[:1] in _ESCAPE_FIRST else cell)
+        self._writer.writerow(cells)
         self.done.add(row_key(text))
         self.rows.append(text)
+        if self._since is None:
+            self._since = time.perf_counter()
+        else:
+            self.flush_stale()
+
+    def flush_stale(self) -> None:
+        """Write out the buffered rows when the oldest has waited :data:`FLUSH_S` or more."""
+        if self._since is not None and time.perf_counter() - self._since >= FLUSH_S:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write out every buffered row."""
+        self._file.flush()
+        self._since = None
+
+    def waiting(self, long: bool) -> None:
+        """The caller is about to wait for more rows: write out the buffered ones if the
+        wait may be ``long``, else those that are due (see :meth:`flush_stale`)."""
+        if long:
+            self.flush()
+        else:
+            self.flush_stale()
 
     def cross_check(self, settle: Settle | None = None) -> int:
         """Apply :func:`cross_check` to every row of the file; rewrite it if any changed.

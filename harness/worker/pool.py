@@ -30,7 +30,7 @@ import multiprocessing as mp
 import os
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import wait
 from pathlib import Path
 
@@ -101,6 +101,7 @@ class WorkerPool:
         self._workers: list[WorkerHandle] = []
         self._broken: dict[tuple[str, int], str] = {}  # (spec, box) -> its warm-up failure
         self._decided: deque[tuple[Task, Outcome]] = deque()  # answered here, not yet yielded
+        self._idle: Callable[[bool], None] | None = None  # see run()
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -151,12 +152,18 @@ class WorkerPool:
             self._workers.append(worker)
             self._refill(worker, pending, 1)
 
-    def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
+    def run(
+        self, tasks: Iterable[Task], idle: Callable[[bool], None] | None = None
+    ) -> Iterator[tuple[Task, Outcome]]:
         """Run ``tasks``; yield each with its outcome as it finishes.
 
         ``tasks`` is drawn only as workers need more, so a generator lets the first solves
-        start while the rest are still being built.
+        start while the rest are still being built. ``idle(long)`` is called whenever the
+        parent is about to wait for answers: ``long`` is False for a poll of at most
+        :data:`POLL_S`, True for a wait that may last until a limit (the caller's buffered
+        rows should reach the disk first).
         """
+        self._idle = idle
         pending = _Feed(tasks)
         while pending or self._decided or any(w.inflight for w in self._workers):
             self._grow(pending)
@@ -176,7 +183,10 @@ class WorkerPool:
         wake += [d for d in (w.deadline() for w in busy) if d is not None]
         timeout = max(0.0, min(wake) - now) if wake else None
         pipes = [w.results for w in busy]
-        if all(w.quick() for w in busy):
+        quick = all(w.quick() for w in busy)
+        if self._idle is not None:
+            self._idle(not quick)
+        if quick:
             # Short solves: sleep, then take every answer waiting. A process blocked on
             # a pipe must be woken by each write, and that wake-up (~10 us) is paid by
             # the writing worker, between two solves.
