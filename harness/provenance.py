@@ -19,6 +19,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -206,6 +207,39 @@ def calibrate(repeats: int = 31) -> float:
         _calibration_workload()
         times.append(time.perf_counter() - start)
     return min(times)
+
+
+class BackgroundCalibration:
+    """:func:`calibrate` in a thread of this process, so that it overlaps what the process
+    waits for (a git subprocess, a worker's last solves) instead of adding to the run.
+
+    On a shared machine noise only adds time, and the fastest of the repeats is kept, so a
+    repeat slowed by the other thread holding the interpreter does not change the figure.
+    """
+
+    def __init__(self) -> None:
+        self._seconds: float | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start calibrating, unless started already."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="calibration", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        self._seconds = calibrate()
+
+    def seconds(self) -> float:
+        """The calibration's seconds: waits for the thread, or calibrates here if it was
+        never started."""
+        if self._thread is None:
+            self._run()
+        else:
+            self._thread.join()
+        if self._seconds is None:  # the thread failed (it cannot, short of MemoryError)
+            self._run()
+        return self._seconds  # type: ignore[return-value]
 
 
 def calibration_of(meta: dict[str, Any]) -> float | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import threading
 
@@ -23,6 +24,7 @@ def import_in_background(*modules: str) -> None:
         for name in modules:
             with contextlib.suppress(Exception):
                 importlib.import_module(name)
+        gc.freeze()  # modules live on: out of the cyclic collector's sight (see runner.run)
 
     thread = threading.Thread(target=load, name="background-import", daemon=True)
     thread.start()
