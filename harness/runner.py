@@ -471,7 +471,7 @@ def _solve_all(
                     writer.write(row)
                 if progress:
                     progress(config.repeat, row)
-        done = writer.done
+        done = frozenset(writer.done)  # the rows before the solves: those it writes cannot recur
         local = isinstance(pool, WorkerPool)  # it tells the writer when it waits
 
         def todo() -> Iterator[Task]:  # drawn as workers need tasks: solving starts at once

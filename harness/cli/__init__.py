@@ -5,9 +5,10 @@ Exit codes are named once, in :mod:`harness.exit_codes` (``harness run --help`` 
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
-from harness.cli.check import check
 from harness.cli.common import (
     EXIT_BROKEN_PIPE,
     EXIT_ERROR,
@@ -18,11 +19,6 @@ from harness.cli.common import (
     EXIT_WRONG,
     HarnessGroup,
 )
-from harness.cli.explain import explain, rate
-from harness.cli.generate import generate
-from harness.cli.info import datasets, list_backends
-from harness.cli.report import plot, report, table
-from harness.cli.run import run
 
 __all__ = [
     "EXIT_BROKEN_PIPE",
@@ -36,11 +32,37 @@ __all__ = [
 ]
 
 
-@click.group(cls=HarnessGroup, context_settings={"help_option_names": ["-h", "--help"]})
+#: Every command: its name -> (module, function). A command's module is imported when the
+#: command runs (or ``--help`` lists them all), so ``harness run`` does not pay for the
+#: other commands' imports.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("harness.cli.run", "run"),
+    "check": ("harness.cli.check", "check"),
+    "backends": ("harness.cli.info", "list_backends"),
+    "generate": ("harness.cli.generate", "generate"),
+    "explain": ("harness.cli.explain", "explain"),
+    "rate": ("harness.cli.explain", "rate"),
+    "datasets": ("harness.cli.info", "datasets"),
+    "report": ("harness.cli.report", "report"),
+    "plot": ("harness.cli.report", "plot"),
+    "table": ("harness.cli.report", "table"),
+}
+
+
+class LazyGroup(HarnessGroup):
+    """The command group, importing each command's module only when it is needed."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            module, name = COMMANDS[cmd_name]
+            self.add_command(getattr(importlib.import_module(module), name), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sudoku-harness")
 def main() -> None:
     """Compare Sudoku solvers: run them over puzzle files, check and time every answer."""
-
-
-for command in (run, check, list_backends, generate, explain, rate, datasets, report, plot, table):
-    main.add_command(command)

@@ -1,0 +1,57 @@
+"""RowWriter: the cells it writes, and when buffered rows reach the file."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from backends.base import Status
+from harness import results
+from harness.results import RowWriter, escape_cell, read_rows
+
+COLUMNS = results.columns_for([])
+
+
+def reference_line(row: dict[str, object]) -> list[str]:
+    """The cells the per-cell helpers give: what the writer's inlined loop must match."""
+    return [escape_cell(results._format(row.get(c))) for c in COLUMNS]
+
+
+def test_cells_match_the_per_cell_helpers(tmp_path: Path) -> None:
+    """Status, None, float, int, formula-like and quoted text: written as the helpers say."""
+    rows = [
+        {"status": Status.SOLVED, "message": None, "solve_s": 0.1234567891234, "nodes": 7},
+        {"status": Status.WRONG, "message": "=1+1", "solve_s": 1e-12, "host": "-"},
+        {"status": "ERROR", "message": "'=x", "nodes": -3, "host": "+h"},
+    ]
+    path = tmp_path / "rows.csv"
+    with RowWriter(path, COLUMNS) as writer:
+        for row in rows:
+            writer.write(row)
+    with path.open(newline="") as f:
+        written = list(csv.reader(f))[1:]
+    assert [reference_line(r) for r in rows] == written
+
+
+def test_a_buffered_row_reaches_the_file_once_due(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """flush_stale writes a row out once it has waited FLUSH_S (here 0 s)."""
+    path = tmp_path / "rows.csv"
+    with RowWriter(path, COLUMNS) as writer:
+        writer.write({"status": "SOLVED"})
+        monkeypatch.setattr(results, "FLUSH_S", 0.0)
+        writer.flush_stale()
+        assert 1 == len(read_rows(path)[1])
+
+
+def test_a_long_wait_flushes_at_once(tmp_path: Path) -> None:
+    """waiting(long=True) writes out every buffered row, however recent."""
+    path = tmp_path / "rows.csv"
+    with RowWriter(path, COLUMNS) as writer:
+        writer.write({"status": "SOLVED"})
+        writer.write({"status": "UNSAT"})
+        writer.waiting(True)
+        assert ["SOLVED", "UNSAT"] == [r["status"] for r in read_rows(path)[1]]
