@@ -366,34 +366,24 @@ def run(
     :func:`harness.worker.import_in_background`).
     """
     config.out.parent.mkdir(parents=True, exist_ok=True)
-    # The objects alive now (modules, the puzzles) live through the run: out of the cyclic
-    # collector's sight they cost its collections nothing (~1 % of a run of fast solves)
-    # and stay shared with the forked workers. They are given back at the end.
-    gc.freeze()
-    try:
-        return _run(records, config, progress, background_imports)
+    gc.freeze()  # what lives through the run (modules, puzzles): out of the collector's sight
+    try:  # (~1 % of a run of fast solves), and shared with the forked workers; given back
+        with exclusive(config.out):
+            existing = check_out(config)
+            meta = _metadata(records, config)
+            meta_path = provenance.meta_path_for(config.out)
+            end = provenance.BackgroundCalibration()  # see _solve_all for when it starts
+            with executor(config, meta) as pool:  # writes the metadata
+                result = _solve_all(
+                    records, config, existing, progress, background_imports, pool, end
+                )
+            meta.update(
+                finished=provenance.now_iso(), complete=True, cross_checked=result.cross_checked
+            )
+            meta["calibration"]["end_s"] = end.seconds()
+            provenance.write_json(meta_path, meta)
     finally:
         gc.unfreeze()
-
-
-def _run(
-    records: Sequence[PuzzleRecord],
-    config: RunConfig,
-    progress: Callable[[int, dict[str, Any] | None], None] | None,
-    background_imports: Sequence[str],
-) -> RunResult:
-    with exclusive(config.out):
-        existing = check_out(config)
-        meta = _metadata(records, config)
-        meta_path = provenance.meta_path_for(config.out)
-        end = provenance.BackgroundCalibration()  # see _solve_all for when it starts
-        with executor(config, meta) as pool:  # writes the metadata
-            result = _solve_all(records, config, existing, progress, background_imports, pool, end)
-        meta.update(
-            finished=provenance.now_iso(), complete=True, cross_checked=result.cross_checked
-        )
-        meta["calibration"]["end_s"] = end.seconds()
-        provenance.write_json(meta_path, meta)
     return result
 
 
