@@ -1,4 +1,4 @@
-"""``cmd:`` -- any executable that speaks a line protocol (see docs/cmd-protocol.md).
+"""``cmd:`` -- any executable that speaks a line protocol (see the README, "Bring your own solver").
 
 ``-b 'cmd:./my_solver --fast'``: everything after ``cmd:`` is the command line, split as a
 shell would split it (:func:`shlex.split`) and run without a shell. One solver process
@@ -84,7 +84,7 @@ class CmdBackend(Backend):
 
     name: ClassVar[str] = "cmd"
     summary: ClassVar[str] = (
-        "any executable over a line protocol: -b 'cmd:./solver args' (docs/cmd-protocol.md; "
+        "any executable over a line protocol: -b 'cmd:./solver args' (README: "Bring your own solver"; "
         "round-trip floor: python benchmarks/bench_cmd.py)"
     )
     options: ClassVar[tuple[Option, ...]] = (
