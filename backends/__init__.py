@@ -11,6 +11,7 @@ from typing import Any
 
 from backends.ac3 import Ac3Backend
 from backends.base import Backend, Option, SolveResult, Status
+from backends.bitmask import BitmaskBackend
 from backends.cpsat import CpSatBackend
 from backends.dlx import DlxBackend
 from backends.errors import BackendOptionError, UnknownBackendError
@@ -32,6 +33,7 @@ REGISTRY: dict[str, type[Backend]] = {
     "norvig": NorvigBackend,
     "logic": LogicBackend,
     "python-constraint": PythonConstraintBackend,
+    "bitmask": BitmaskBackend,
 }
 
 __all__ = [

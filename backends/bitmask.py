@@ -1,0 +1,587 @@
+"""The ``bitmask`` backend: Norvig's rules and fewest-candidates search, made fast in CPython.
+
+The algorithm of ``norvig`` (naked and hidden singles to a fixpoint after every assignment,
+then the first cell with the fewest candidates, its digits tried in ascending order), plus
+locked candidates (pointing and claiming) by default, on a state laid out for the
+interpreter rather than for reading:
+
+* ``cand``: one int per cell, bit ``d - 1`` set while digit ``d`` is a candidate;
+* ``pos``: one int per (digit, unit), at ``(d - 1) * 3n + unit``, bit ``i`` set while the
+  unit's ``i``-th cell can hold the digit (a placed digit keeps its cell's bit), so a hidden
+  single is seen in O(1) the moment an elimination leaves one bit, and a placement visits
+  only the peers still holding its digit;
+* ``grid``: the digit bit placed in each cell, 0 while open.
+
+The givens are applied in bulk at the root (``encode``): candidates from each unit's used
+digits, and every position mask at once from one bitboard of free cells per digit, cut into
+unit masks by ``int.to_bytes`` and ``memoryview.cast``. Placements then go through one queue
+(:func:`propagate`). Locked candidates are looked for only in the digits that the last
+propagation touched, three ``map`` calls over table lookups per digit. Each branch copies the
+three lists, except the last value tried, which reuses its parent's state; the branch cell is
+the first minimum of a popcount table mapped over ``cand`` (``min`` and ``list.index``).
+
+Options: ``locked`` = ``all`` (default: after every assignment), ``root`` (at the root only)
+or ``none`` (Norvig's rules alone: on top95 it then tries the same 6,222 values as Norvig's
+``sudoku.py``).
+
+Counters (see :mod:`backends.base`): ``nodes`` is the root plus one per value tried, a value
+refuted by its propagation included; ``guesses`` counts the branch points (every branch cell
+has two or more candidates, since singles are always placed); ``backtracks`` counts the
+tried values whose subtree was left.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from operator import or_
+from typing import Any, ClassVar
+
+from backends.base import Backend, Option, SolveResult, Status
+from backends.puzzle import Puzzle, geometry
+
+#: Branch-cell key of a placed cell (one candidate): larger than any candidate count.
+PLACED = 99
+#: Nodes between two looks at the clock when a time limit is set, minus one (a power of 2).
+CLOCK_MASK = 63
+#: The largest grid side whose lookup tables are lists (2**16 entries); 25x25 computes.
+TABLE_MAX_N = 16
+LOCKED: tuple[str, ...] = ("all", "root", "none")
+
+State = tuple[list[int], list[int], list[int]]  # cand, pos, grid
+Queue = list[tuple[int, int]]  # (cell, digit bit) placements waiting to be made
+Lookup = Callable[[int], int]
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Everything the solver reads for one box size, computed once (:func:`tables`).
+
+    ``info[c]``: for each of the cell's three units (row, column, box), the unit's index, the
+    cell's bit in the unit and the unit's map from a cell bit back to the cell.
+    ``board[c]``: the cell's three bits on a bitboard where unit ``u``'s slot ``i`` is bit
+    ``u * stride + i``; ``blocked[c]``: the same for the cell and all its peers.
+    ``key``: candidate count of a mask, ``PLACED`` for one bit. ``line``/``column``: the
+    one group of ``box`` consecutive (resp. every ``box``-th) bits that holds a mask of two or
+    more bits, else -1 (what locked candidates look for).
+    """
+
+    box: int
+    n: int
+    full: int
+    info: tuple[tuple[Any, ...], ...]
+    units3: tuple[tuple[tuple[Any, ...], ...], ...]
+    units_of: tuple[tuple[int, int, int], ...]
+    board: tuple[int, ...]
+    blocked: tuple[int, ...]
+    stride: int
+    back: tuple[dict[int, int], ...]  # per unit: cell bit -> cell
+    offset: dict[int, int]  # digit bit -> (digit - 1) * 3n, the digit's first pos index
+    key: Lookup
+    line: Lookup
+    column: Lookup
+    lock_line: tuple[tuple[int, int], ...]  # (source unit * box + group) -> (target, keep)
+    lock_column: tuple[tuple[int, int], ...]  # (box * box + group) -> (column unit, keep)
+
+
+def _group(mask: int, groups: tuple[int, ...]) -> int:
+    """The index of the one group holding ``mask`` (two or more bits), else -1."""
+    if not mask & (mask - 1):
+        return -1
+    return next((g for g, group in enumerate(groups) if not mask & ~group), -1)
+
+
+def _key(mask: int) -> int:
+    return PLACED if mask and not mask & (mask - 1) else mask.bit_count()
+
+
+def _lookup(n: int, fn: Lookup) -> Lookup:
+    """``fn`` itself for 25x25; for smaller grids a table's ``__getitem__`` (a C call)."""
+    return list(map(fn, range(1 << n))).__getitem__ if n <= TABLE_MAX_N else fn
+
+
+@cache
+def tables(box: int) -> Tables:
+    """The (cached) tables of box side ``box``."""
+    geo = geometry(box)
+    n = geo.n
+    stride = 16 if n <= 16 else 32
+    slot = [[0, 0, 0] for _ in range(geo.ncells)]  # the cell's index inside each unit
+    for u, unit in enumerate(geo.units):
+        for i, cell in enumerate(unit):
+            slot[cell][u // n] = i
+    back = tuple({1 << i: cell for i, cell in enumerate(unit)} for unit in geo.units)
+    info = tuple(
+        tuple(x for k, u in enumerate(geo.units_of[c]) for x in (u, 1 << slot[c][k], back[u]))
+        for c in range(geo.ncells)
+    )
+    board = tuple(
+        sum(1 << (u * stride + slot[c][k]) for k, u in enumerate(geo.units_of[c]))
+        for c in range(geo.ncells)
+    )
+    lines = tuple(((1 << box) - 1) << (g * box) for g in range(box))
+    columns = tuple(sum(1 << (r * box + g) for r in range(box)) for g in range(box))
+    return Tables(
+        box=box,
+        n=n,
+        full=(1 << n) - 1,
+        info=info,
+        units3=tuple((i[0:3], i[3:6], i[6:9]) for i in info),
+        units_of=geo.units_of,
+        board=board,
+        blocked=tuple(sum({board[p] for p in (*geo.peers[c], c)}) for c in range(geo.ncells)),
+        stride=stride,
+        back=back,
+        offset={1 << d: d * 3 * n for d in range(n)},
+        key=_lookup(n, _key),
+        line=_lookup(n, lambda m: _group(m, lines)),
+        column=_lookup(n, lambda m: _group(m, columns)),
+        lock_line=tuple(
+            _line_target(box, u, g, lines, columns) for u in range(3 * n) for g in range(box)
+        ),
+        lock_column=tuple(
+            (n + (j % box) * box + g, lines[j // box]) for j in range(n) for g in range(box)
+        ),
+    )
+
+
+def _line_target(
+    box: int, u: int, g: int, lines: tuple[int, ...], columns: tuple[int, ...]
+) -> tuple[int, int]:
+    """Where locked candidates eliminate when unit ``u``'s places for a digit all lie in its
+    group ``g`` of consecutive slots: (the other unit, its slots to keep)."""
+    n = box * box
+    kind, j = divmod(u, n)
+    if kind == 0:  # a row's places in one box: the rest of that box
+        return 2 * n + (j // box) * box + g, lines[j % box]
+    if kind == 1:  # a column's places in one box
+        return 2 * n + g * box + j // box, columns[j % box]
+    return (j // box) * box + g, lines[j % box]  # a box's places in one row
+
+
+def _unit_masks(t: Tables, boards: int) -> list[int]:
+    """Cut a bitboard of ``3n`` units per digit, digits in turn, into its unit masks."""
+    width = t.stride // 8
+    return (
+        memoryview(boards.to_bytes(3 * t.n * t.n * width, "little")).cast("HI"[width // 4]).tolist()
+    )
+
+
+@dataclass(frozen=True)
+class Root:
+    """The encoded puzzle: the state after the givens, and the singles waiting to be placed.
+
+    ``state`` is None when the givens already contradict each other (UNSAT at the root).
+    """
+
+    tables: Tables
+    state: State | None
+    queue: Queue
+
+
+def root(puzzle: Puzzle) -> Root:
+    """Apply the givens in bulk: candidates, position masks, and the singles they leave."""
+    t = tables(puzzle.box)
+    n, full, units_of = t.n, t.full, t.units_of
+    cells = puzzle.cells
+    grid = [0 if v == 0 else 1 << (v - 1) for v in cells]
+    givens = [c for c, v in enumerate(cells) if v]
+    used = [0] * (3 * n)
+    blocked = [0] * n  # per digit: the units' slots its givens rule out
+    placed = [0] * n  # per digit: the units' slots of its givens
+    for c in givens:
+        v = cells[c] - 1
+        if blocked[v] & t.board[c]:
+            return Root(t, None, [])  # a digit given twice in one unit
+        bit = grid[c]
+        r, co, b = units_of[c]
+        used[r] |= bit
+        used[co] |= bit
+        used[b] |= bit
+        blocked[v] |= t.blocked[c]
+        placed[v] |= t.board[c]
+    cand = [full ^ (used[r] | used[co] | used[b]) for r, co, b in units_of]
+    for c in givens:
+        cand[c] = grid[c]
+    span = 3 * n * t.stride
+    every = sum(1 << (u * t.stride) for u in range(3 * n)) * full  # every unit's n slots
+    filled = sum(placed)
+    free = sum((every ^ (blocked[d] | filled)) << (d * span) for d in range(n))
+    ours = sum(placed[d] << (d * span) for d in range(n))
+    open_pos = _unit_masks(t, free)
+    pos = list(map(or_, open_pos, _unit_masks(t, ours)))
+    if open_pos.count(0) != 3 * len(givens):
+        return Root(t, None, [])  # a unit with no place for a digit it needs
+    queue = _root_singles(t, cand, grid, open_pos)
+    if queue is None:
+        return Root(t, None, [])
+    return Root(t, (cand, pos, grid), queue)
+
+
+def _root_singles(t: Tables, cand: list[int], grid: list[int], open_pos: list[int]) -> Queue | None:
+    """The naked and hidden singles the givens leave; None when a cell has no candidate."""
+    keys = list(map(t.key, cand))
+    if 0 in keys:
+        return None
+    queue: Queue = []
+    at = -1
+    for _ in range(keys.count(PLACED)):  # one candidate: a given, or a naked single
+        at = keys.index(PLACED, at + 1)
+        if not grid[at]:
+            queue.append((at, cand[at]))
+    keys = list(map(t.key, open_pos))
+    units = 3 * t.n
+    at = -1
+    for _ in range(keys.count(PLACED)):  # one place left in a unit: a hidden single
+        at = keys.index(PLACED, at + 1)
+        d, u = divmod(at, units)
+        queue.append((t.back[u][open_pos[at]], 1 << d))
+    return queue
+
+
+def propagate(t: Tables, state: State, queue: Queue) -> int:
+    """Make the queued placements and every single they lead to.
+
+    Returns the digit bits whose candidates changed (for :func:`locked`), or -1 on a
+    contradiction. Invariant: a cell holds digit ``d`` in ``cand`` exactly when its bit is
+    set in the position masks of its three units for ``d``, and a cell with one candidate is
+    placed or queued. This is where the solver spends its time, so it is one function with
+    every unit written out by hand (no inner call, no loop over the three units): in
+    CPython that inlining is the speed, hence the length. A peer found through one of the
+    cell's units leaves its two other units' masks; the unit itself is set to the cell.
+    """
+    cand, pos, grid = state
+    info, offset = t.info, t.offset
+    pop, push = queue.pop, queue.append
+    touched = 0
+    while queue:
+        c, bit = pop()
+        placed = grid[c]
+        if placed:
+            if placed == bit:
+                continue
+            return -1
+        held = cand[c]
+        if not held & bit:
+            return -1
+        touched |= held
+        grid[c] = cand[c] = bit
+        ru, rx, rb, cu, cx, cb, bu, bx, bb = info[c]
+        others = held ^ bit
+        while others:  # the cell's other digits leave its units' position masks
+            k = others & -others
+            others ^= k
+            d = offset[k]
+            i = d + ru
+            m = pos[i] ^ rx
+            pos[i] = m
+            if not m & (m - 1):
+                if not m:
+                    return -1
+                q = rb[m]
+                if cand[q] != k:
+                    push((q, k))
+            i = d + cu
+            m = pos[i] ^ cx
+            pos[i] = m
+            if not m & (m - 1):
+                if not m:
+                    return -1
+                q = cb[m]
+                if cand[q] != k:
+                    push((q, k))
+            i = d + bu
+            m = pos[i] ^ bx
+            pos[i] = m
+            if not m & (m - 1):
+                if not m:
+                    return -1
+                q = bb[m]
+                if cand[q] != k:
+                    push((q, k))
+        d = offset[bit]
+        peers = pos[d + ru] ^ rx
+        pos[d + ru] = rx
+        while peers:
+            y = peers & -peers
+            peers ^= y
+            p = rb[y]
+            left = cand[p] ^ bit
+            cand[p] = left
+            if not left & (left - 1):
+                if not left:
+                    return -1
+                push((p, left))
+            _, _, _, pc, pcx, pcb, pb, pbx, pbb = info[p]
+            i = d + pc
+            m = pos[i] ^ pcx
+            pos[i] = m
+            if not m & (m - 1):
+                if not m:
+                    return -1
+                q = pcb[m]
+                if cand[q] != bit:
+                    push((q, bit))
+            i = d + pb
+            m = pos[i] ^ pbx
+            pos[i] = m
+            if not m & (m - 1):
+                if not m:
+                    return -1
+                q = pbb[m]
+                if cand[q] != bit:
+                    push((q, bit))
+        peers = pos[d + cu] ^ cx
+        pos[d + cu] = cx
+        while peers:
+            y = peers & -peers
+            peers ^= y
+            p = cb[y]
+            left = cand[p] ^ bit
+            cand[p] = left
+            if not left & (left - 1):
+                if not left:
+                    return -1
+                push((p, left))
+            pr, prx, prb, _, _, _, pb, pbx, pbb = info[p]
+            i = d + pr
+            m = pos[i] ^ prx
+            pos[i] = m
+            if not m & (m - 1):
+                if not m:
+                    return -1
+                q = prb[m]
+                if cand[q] != bit:
+                    push((q, bit))
+            i = d + pb
+            m = pos[i] ^ pbx
+            pos[i] = m
+            if not m & (m - 1):
+                if not m:
+                    return -1
+                q = pbb[m]
+                if cand[q] != bit:
+                    push((q, bit))
+        peers = pos[d + bu] ^ bx
+        pos[d + bu] = bx
+        while peers:
+            y = peers & -peers
+            peers ^= y
+            p = bb[y]
+            left = cand[p] ^ bit
+            cand[p] = left
+            if not left & (left - 1):
+                if not left:
+                    return -1
+                push((p, left))
+            pr, prx, prb, pc, pcx, pcb, _, _, _ = info[p]
+            i = d + pr
+            m = pos[i] ^ prx
+            pos[i] = m
+            if not m & (m - 1):
+                if not m:
+                    return -1
+                q = prb[m]
+                if cand[q] != bit:
+                    push((q, bit))
+            i = d + pc
+            m = pos[i] ^ pcx
+            pos[i] = m
+            if not m & (m - 1):
+                if not m:
+                    return -1
+                q = pcb[m]
+                if cand[q] != bit:
+                    push((q, bit))
+    return touched
+
+
+def locked(t: Tables, state: State, digits: int, queue: Queue) -> int:
+    """Pointing and claiming for the digits in ``digits``: a unit whose places for a digit
+    all lie in its intersection with another unit rules the digit out of that other unit's
+    remaining cells. Returns the digit bits it removed (singles it leaves are queued), or -1
+    on a contradiction. The table lookups run in ``map``; Python only visits the hits.
+    """
+    pos = state[1]
+    n, box = t.n, t.box
+    line, column, lock_line, lock_column = t.line, t.column, t.lock_line, t.lock_column
+    push = queue.append
+    removed = 0
+    while digits:
+        bit = digits & -digits
+        digits ^= bit
+        d = t.offset[bit]
+        masks = pos[d : d + 3 * n]
+        targets = []
+        groups = list(map(line, masks))
+        if max(groups) >= 0:
+            targets += [lock_line[u * box + g] for u, g in enumerate(groups) if g >= 0]
+        groups = list(map(column, masks[2 * n :]))
+        if max(groups) >= 0:
+            targets += [lock_column[j * box + g] for j, g in enumerate(groups) if g >= 0]
+        for target, keep in targets:
+            out = pos[d + target] & ~keep
+            if out:
+                removed |= bit
+                back = t.back[target]
+                while out:
+                    y = out & -out
+                    out ^= y
+                    if not _drop(t, state, back[y], bit, d, push):
+                        return -1
+    return removed
+
+
+def _drop(t: Tables, state: State, p: int, bit: int, d: int, push: Callable) -> bool:
+    """Remove digit ``bit`` (first pos index ``d``) from cell ``p``; False on a contradiction."""
+    cand, pos, _ = state
+    left = cand[p] ^ bit
+    cand[p] = left
+    if not left & (left - 1):
+        if not left:
+            return False
+        push((p, left))
+    for u, x, back in t.units3[p]:
+        m = pos[d + u] ^ x
+        pos[d + u] = m
+        if not m & (m - 1):
+            if not m:
+                return False
+            q = back[m]
+            if cand[q] != bit:
+                push((q, bit))
+    return True
+
+
+def settle(t: Tables, state: State, queue: Queue, look: bool, touched: int = 0) -> bool:
+    """Propagate the queue, then (when ``look``) locked candidates in the touched digits,
+    until neither changes anything; False on a contradiction."""
+    changed = propagate(t, state, queue)
+    if changed < 0:
+        return False
+    touched |= changed
+    while look and touched:
+        touched = locked(t, state, touched, queue)
+        if touched <= 0:
+            return touched == 0
+        changed = propagate(t, state, queue)
+        if changed < 0:
+            return False
+        touched |= changed
+    return True
+
+
+def branch_cell(t: Tables, cand: list[int]) -> int:
+    """The first open cell with the fewest candidates, or -1 when every cell is placed."""
+    counts = list(map(t.key, cand))
+    fewest = min(counts)
+    return -1 if fewest == PLACED else counts.index(fewest)
+
+
+@dataclass
+class Outcome:
+    """How one search ended: solutions found (up to the limit) and the counters."""
+
+    solutions: list[tuple[int, ...]]
+    nodes: int = 1
+    guesses: int = 0
+    backtracks: int = 0
+    timed_out: bool = False
+
+    def result(self) -> SolveResult:
+        """The outcome as the contract's :class:`SolveResult`."""
+        found = self.solutions
+        status = Status.TIMEOUT if self.timed_out else Status.SOLVED if found else Status.UNSAT
+        return SolveResult(
+            status=status,
+            solution=found[0] if found else None,
+            solutions_found=len(found),
+            nodes=self.nodes,
+            guesses=self.guesses,
+            backtracks=self.backtracks,
+        )
+
+
+def search(t: Tables, state: State, limit: int, look: bool, deadline: float | None) -> Outcome:
+    """Depth first from a settled ``state`` for up to ``limit`` solutions.
+
+    The stack holds, per branch point, the parent's state, its cell, the digit bits not
+    tried yet and its depth; each value but the last works on a copy (nothing is undone).
+    """
+    out = Outcome([])
+    clock = time.perf_counter
+    stack: list[tuple[State, int, int, int]] = []
+    depth = 0  # values on the path to the current state
+    while True:
+        cell = branch_cell(t, state[0])
+        if cell < 0:
+            out.solutions.append(tuple(map(int.bit_length, state[2])))
+            if len(out.solutions) >= limit:
+                out.backtracks = out.nodes - 1 - depth
+                return out
+        else:
+            out.guesses += 1
+            stack.append((state, cell, state[0][cell], depth))
+        while stack:  # the next value to try, deepest branch point first
+            parent, cell, untried, depth = stack[-1]
+            bit = untried & -untried
+            untried ^= bit
+            if untried:
+                stack[-1] = (parent, cell, untried, depth)
+                state = (parent[0][:], parent[1][:], parent[2][:])
+            else:
+                stack.pop()
+                state = parent
+            if deadline is not None and not out.nodes & CLOCK_MASK and clock() > deadline:
+                out.timed_out = True
+                out.backtracks = out.nodes - 1 - depth
+                return out
+            out.nodes += 1
+            if settle(t, state, [(cell, bit)], look):
+                depth += 1
+                break
+        else:
+            out.backtracks = out.nodes - 1
+            return out
+
+
+class BitmaskBackend(Backend):
+    """Norvig's singles, locked candidates and fewest-candidates search on int masks."""
+
+    name: ClassVar[str] = "bitmask"
+    summary: ClassVar[str] = (
+        "Norvig's singles plus locked candidates, fewest-candidates search, on flat int "
+        "candidate and per-unit position masks: the fastest pure-Python search here"
+    )
+    options: ClassVar[tuple[Option, ...]] = (
+        Option(
+            "locked",
+            "all",
+            "locked candidates (pointing and claiming) in the digits each propagation "
+            "touched: all (after every assignment), root (at the root only), none (Norvig's "
+            "rules alone)",
+            choices=LOCKED,
+        ),
+    )
+    max_box: ClassVar[int] = 5
+
+    def encode(self, puzzle: Puzzle) -> Root:
+        """The givens applied in bulk: candidates, position masks and the singles they leave."""
+        return root(puzzle)
+
+    def solve(self, encoded: Root, limit: int = 1, time_limit: float | None = None) -> SolveResult:
+        """Settle the root, then search; TIMEOUT once ``time_limit`` has run out."""
+        if limit < 1:
+            raise ValueError(f"limit must be 1 or more, got {limit!r}")
+        deadline = None if time_limit is None else time.perf_counter() + time_limit
+        t, state = encoded.tables, encoded.state
+        if state is None:
+            return Outcome([]).result()
+        state = (state[0][:], state[1][:], state[2][:])  # the encoding stays reusable
+        mode = self.config["locked"]
+        every = t.full if mode != "none" else 0
+        if not settle(t, state, list(encoded.queue), mode != "none", every):
+            return Outcome([]).result()
+        return search(t, state, limit, mode == "all", deadline).result()
