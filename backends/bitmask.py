@@ -20,7 +20,7 @@ propagation touched, three ``map`` calls over table lookups per digit. Each bran
 three lists, except the last value tried, which reuses its parent's state; the branch cell is
 the first minimum of a popcount table mapped over ``cand`` (``min`` and ``list.index``).
 
-Options: ``locked`` = ``all`` (default: after every assignment), ``root`` (at the root only)
+Options: ``locked`` = ``root`` (default: at the root only), ``all`` (after every assignment)
 or ``none`` (Norvig's rules alone: on top95 it then tries the same 6,222 values as Norvig's
 ``sudoku.py``).
 
@@ -36,8 +36,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from operator import or_
-from typing import Any, ClassVar
+from itertools import compress
+from typing import Any, ClassVar, NamedTuple
 
 from backends.base import Backend, Option, SolveResult, Status
 from backends.puzzle import Puzzle, geometry
@@ -48,7 +48,7 @@ PLACED = 99
 CLOCK_MASK = 63
 #: The largest grid side whose lookup tables are lists (2**16 entries); 25x25 computes.
 TABLE_MAX_N = 16
-LOCKED: tuple[str, ...] = ("all", "root", "none")
+LOCKED: tuple[str, ...] = ("root", "all", "none")
 
 State = tuple[list[int], list[int], list[int]]  # cand, pos, grid
 Queue = list[tuple[int, int]]  # (cell, digit bit) placements waiting to be made
@@ -77,6 +77,11 @@ class Tables:
     board: tuple[int, ...]
     blocked: tuple[int, ...]
     stride: int
+    span: int  # board bits per digit: 3n units of ``stride`` bits
+    every: int  # every unit's n slots on one digit's board
+    bit_of: tuple[int, ...]  # digit -> its bit (0 -> 0)
+    guard: int  # the top bit of every slot of every digit's board
+    ones: int  # the bottom bit of every slot of every digit's board
     back: tuple[dict[int, int], ...]  # per unit: cell bit -> cell
     offset: dict[int, int]  # digit bit -> (digit - 1) * 3n, the digit's first pos index
     key: Lookup
@@ -107,7 +112,7 @@ def tables(box: int) -> Tables:
     """The (cached) tables of box side ``box``."""
     geo = geometry(box)
     n = geo.n
-    stride = 16 if n <= 16 else 32
+    stride = 16 if n < 16 else 32  # room for a guard bit above each unit's n slots
     slot = [[0, 0, 0] for _ in range(geo.ncells)]  # the cell's index inside each unit
     for u, unit in enumerate(geo.units):
         for i, cell in enumerate(unit):
@@ -133,6 +138,11 @@ def tables(box: int) -> Tables:
         board=board,
         blocked=tuple(sum({board[p] for p in (*geo.peers[c], c)}) for c in range(geo.ncells)),
         stride=stride,
+        span=3 * n * stride,
+        every=sum(1 << (u * stride) for u in range(3 * n)) * ((1 << n) - 1),
+        bit_of=(0, *(1 << d for d in range(n))),
+        guard=sum(1 << (u * stride + stride - 1) for u in range(3 * n * n)),
+        ones=sum(1 << (u * stride) for u in range(3 * n * n)),
         back=back,
         offset={1 << d: d * 3 * n for d in range(n)},
         key=_lookup(n, _key),
@@ -169,8 +179,7 @@ def _unit_masks(t: Tables, boards: int) -> list[int]:
     )
 
 
-@dataclass(frozen=True)
-class Root:
+class Root(NamedTuple):
     """The encoded puzzle: the state after the givens, and the singles waiting to be placed.
 
     ``state`` is None when the givens already contradict each other (UNSAT at the root).
@@ -184,60 +193,64 @@ class Root:
 def root(puzzle: Puzzle) -> Root:
     """Apply the givens in bulk: candidates, position masks, and the singles they leave."""
     t = tables(puzzle.box)
-    n, full, units_of = t.n, t.full, t.units_of
+    n, board, units_of = t.n, t.board, t.units_of
     cells = puzzle.cells
-    grid = [0 if v == 0 else 1 << (v - 1) for v in cells]
-    givens = [c for c, v in enumerate(cells) if v]
+    grid = list(map(t.bit_of.__getitem__, cells))
+    givens = list(compress(range(len(cells)), cells))
     used = [0] * (3 * n)
-    blocked = [0] * n  # per digit: the units' slots its givens rule out
-    placed = [0] * n  # per digit: the units' slots of its givens
+    blocked = [0] * n  # per digit: the unit slots its givens rule out
+    placed = [0] * n  # per digit: the unit slots of its givens
     for c in givens:
-        v = cells[c] - 1
-        if blocked[v] & t.board[c]:
-            return Root(t, None, [])  # a digit given twice in one unit
         bit = grid[c]
+        v = cells[c] - 1
+        if blocked[v] & board[c]:
+            return Root(t, None, [])  # a digit given twice in one unit
+        blocked[v] |= t.blocked[c]
+        placed[v] |= board[c]
         r, co, b = units_of[c]
         used[r] |= bit
         used[co] |= bit
         used[b] |= bit
-        blocked[v] |= t.blocked[c]
-        placed[v] |= t.board[c]
+    full = t.full
     cand = [full ^ (used[r] | used[co] | used[b]) for r, co, b in units_of]
     for c in givens:
         cand[c] = grid[c]
-    span = 3 * n * t.stride
-    every = sum(1 << (u * t.stride) for u in range(3 * n)) * full  # every unit's n slots
-    filled = sum(placed)
+    every, span, filled = t.every, t.span, sum(placed)
     free = sum((every ^ (blocked[d] | filled)) << (d * span) for d in range(n))
     ours = sum(placed[d] << (d * span) for d in range(n))
-    open_pos = _unit_masks(t, free)
-    pos = list(map(or_, open_pos, _unit_masks(t, ours)))
-    if open_pos.count(0) != 3 * len(givens):
+    # Per unit slot of ``stride`` bits, its top bit a guard: ``x - 1`` never borrows across.
+    guard, ones = t.guard, t.ones
+    open_units = ((free | guard) - ones) & guard  # slots with a free place
+    crowded = (((free & ((free | guard) - ones)) | guard) - ones) & guard  # 2+ places
+    if (guard ^ open_units).bit_count() != 3 * len(givens):
         return Root(t, None, [])  # a unit with no place for a digit it needs
-    queue = _root_singles(t, cand, grid, open_pos)
+    pos = _unit_masks(t, free | ours)
+    queue = _root_singles(t, cand, grid, len(givens))
     if queue is None:
         return Root(t, None, [])
+    hidden = open_units ^ crowded  # slots with one place: hidden singles
+    units = 3 * n
+    while hidden:
+        g = hidden & -hidden
+        hidden ^= g
+        slot = g.bit_length() // t.stride - 1
+        d, u = divmod(slot, units)
+        queue.append((t.back[u][pos[slot]], 1 << d))
     return Root(t, (cand, pos, grid), queue)
 
 
-def _root_singles(t: Tables, cand: list[int], grid: list[int], open_pos: list[int]) -> Queue | None:
-    """The naked and hidden singles the givens leave; None when a cell has no candidate."""
+def _root_singles(t: Tables, cand: list[int], grid: list[int], givens: int) -> Queue | None:
+    """The naked singles the givens leave; None when a cell has no candidate."""
     keys = list(map(t.key, cand))
     if 0 in keys:
         return None
     queue: Queue = []
     at = -1
-    for _ in range(keys.count(PLACED)):  # one candidate: a given, or a naked single
-        at = keys.index(PLACED, at + 1)
-        if not grid[at]:
-            queue.append((at, cand[at]))
-    keys = list(map(t.key, open_pos))
-    units = 3 * t.n
-    at = -1
-    for _ in range(keys.count(PLACED)):  # one place left in a unit: a hidden single
-        at = keys.index(PLACED, at + 1)
-        d, u = divmod(at, units)
-        queue.append((t.back[u][open_pos[at]], 1 << d))
+    if keys.count(PLACED) > givens:  # one candidate: a given, or a naked single
+        for _ in range(keys.count(PLACED)):
+            at = keys.index(PLACED, at + 1)
+            if not grid[at]:
+                queue.append((at, cand[at]))
     return queue
 
 
@@ -558,7 +571,7 @@ class BitmaskBackend(Backend):
     options: ClassVar[tuple[Option, ...]] = (
         Option(
             "locked",
-            "all",
+            "root",
             "locked candidates (pointing and claiming) in the digits each propagation "
             "touched: all (after every assignment), root (at the root only), none (Norvig's "
             "rules alone)",
