@@ -37,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from itertools import compress
+from operator import mul
 from typing import Any, ClassVar, NamedTuple
 
 from backends.base import Backend, Option, SolveResult, Status
@@ -53,6 +54,8 @@ LOCKED: tuple[str, ...] = ("root", "all", "none")
 State = tuple[list[int], list[int], list[int]]  # cand, pos, grid
 Queue = list[tuple[int, int]]  # (cell, digit bit) placements waiting to be made
 Lookup = Callable[[int], int]
+#: Where locked candidates eliminate: pos index, slots kept, cell map, digit bit, pos offset.
+Target = tuple[int, int, dict[int, int], int, int]
 
 
 @dataclass(frozen=True)
@@ -87,15 +90,16 @@ class Tables:
     key: Lookup
     line: Lookup
     column: Lookup
-    lock_line: tuple[tuple[int, int], ...]  # (source unit * box + group) -> (target, keep)
-    lock_column: tuple[tuple[int, int], ...]  # (box * box + group) -> (column unit, keep)
+    line_at: tuple[tuple[Target, ...], ...]  # per pos index and line group: see _targets
+    column_at: tuple[tuple[Target, ...], ...]  # the same for a box's column groups
+    is_box: tuple[int, ...]  # per pos index: 1 for a box's mask, else 0
 
 
 def _group(mask: int, groups: tuple[int, ...]) -> int:
-    """The index of the one group holding ``mask`` (two or more bits), else -1."""
+    """1 + the index of the one group holding ``mask`` (two or more bits), else 0."""
     if not mask & (mask - 1):
-        return -1
-    return next((g for g, group in enumerate(groups) if not mask & ~group), -1)
+        return 0
+    return next((g + 1 for g, group in enumerate(groups) if not mask & ~group), 0)
 
 
 def _key(mask: int) -> int:
@@ -148,27 +152,42 @@ def tables(box: int) -> Tables:
         key=_lookup(n, _key),
         line=_lookup(n, lambda m: _group(m, lines)),
         column=_lookup(n, lambda m: _group(m, columns)),
-        lock_line=tuple(
-            _line_target(box, u, g, lines, columns) for u in range(3 * n) for g in range(box)
-        ),
-        lock_column=tuple(
-            (n + (j % box) * box + g, lines[j // box]) for j in range(n) for g in range(box)
-        ),
+        line_at=_targets(box, back, lines, columns, by_column=False),
+        column_at=_targets(box, back, lines, columns, by_column=True),
+        is_box=tuple(int(u >= 2 * n) for d in range(n) for u in range(3 * n)),
     )
 
 
-def _line_target(
-    box: int, u: int, g: int, lines: tuple[int, ...], columns: tuple[int, ...]
-) -> tuple[int, int]:
-    """Where locked candidates eliminate when unit ``u``'s places for a digit all lie in its
-    group ``g`` of consecutive slots: (the other unit, its slots to keep)."""
+def _targets(
+    box: int,
+    back: tuple[dict[int, int], ...],
+    lines: tuple[int, ...],
+    columns: tuple[int, ...],
+    by_column: bool,
+) -> tuple[tuple[Target, ...], ...]:
+    """Per pos index (digit, unit) and group ``g``: where locked candidates eliminate when
+    the unit's places for the digit all lie in its group ``g`` of consecutive slots (a
+    line; with ``by_column``, of every ``box``-th slot: a box's column). Each entry is the
+    other unit's pos index, its slots to keep, its cell map, the digit bit and pos offset.
+    """
     n = box * box
-    kind, j = divmod(u, n)
-    if kind == 0:  # a row's places in one box: the rest of that box
-        return 2 * n + (j // box) * box + g, lines[j % box]
-    if kind == 1:  # a column's places in one box
-        return 2 * n + g * box + j // box, columns[j % box]
-    return (j // box) * box + g, lines[j % box]  # a box's places in one row
+    result = []
+    for d in range(n):
+        for u in range(3 * n):
+            kind, j = divmod(u, n)
+            entries = []
+            for g in range(box):
+                if by_column:  # a box's places in one column: the rest of that column
+                    other, keep = n + (j % box) * box + g, lines[j // box]
+                elif kind == 0:  # a row's places in one box: the rest of that box
+                    other, keep = 2 * n + (j // box) * box + g, lines[j % box]
+                elif kind == 1:  # a column's places in one box
+                    other, keep = 2 * n + g * box + j // box, columns[j % box]
+                else:  # a box's places in one row: the rest of that row
+                    other, keep = (j // box) * box + g, lines[j % box]
+                entries.append((d * 3 * n + other, keep, back[other], 1 << d, d * 3 * n))
+            result.append(tuple(entries))
+    return tuple(result)
 
 
 def _unit_masks(t: Tables, boards: int) -> list[int]:
@@ -254,11 +273,10 @@ def _root_singles(t: Tables, cand: list[int], grid: list[int], givens: int) -> Q
     return queue
 
 
-def propagate(t: Tables, state: State, queue: Queue) -> int:
+def propagate(t: Tables, state: State, queue: Queue) -> bool:
     """Make the queued placements and every single they lead to.
 
-    Returns the digit bits whose candidates changed (for :func:`locked`), or -1 on a
-    contradiction. Invariant: a cell holds digit ``d`` in ``cand`` exactly when its bit is
+    Returns False on a contradiction. Invariant: a cell holds digit ``d`` in ``cand`` exactly when its bit is
     set in the position masks of its three units for ``d``, and a cell with one candidate is
     placed or queued. This is where the solver spends its time, so it is one function with
     every unit written out by hand (no inner call, no loop over the three units): in
@@ -268,18 +286,16 @@ def propagate(t: Tables, state: State, queue: Queue) -> int:
     cand, pos, grid = state
     info, offset = t.info, t.offset
     pop, push = queue.pop, queue.append
-    touched = 0
     while queue:
         c, bit = pop()
         placed = grid[c]
         if placed:
             if placed == bit:
                 continue
-            return -1
+            return False
         held = cand[c]
         if not held & bit:
-            return -1
-        touched |= held
+            return False
         grid[c] = cand[c] = bit
         ru, rx, rb, cu, cx, cb, bu, bx, bb = info[c]
         others = held ^ bit
@@ -292,7 +308,7 @@ def propagate(t: Tables, state: State, queue: Queue) -> int:
             pos[i] = m
             if not m & (m - 1):
                 if not m:
-                    return -1
+                    return False
                 q = rb[m]
                 if cand[q] != k:
                     push((q, k))
@@ -301,7 +317,7 @@ def propagate(t: Tables, state: State, queue: Queue) -> int:
             pos[i] = m
             if not m & (m - 1):
                 if not m:
-                    return -1
+                    return False
                 q = cb[m]
                 if cand[q] != k:
                     push((q, k))
@@ -310,7 +326,7 @@ def propagate(t: Tables, state: State, queue: Queue) -> int:
             pos[i] = m
             if not m & (m - 1):
                 if not m:
-                    return -1
+                    return False
                 q = bb[m]
                 if cand[q] != k:
                     push((q, k))
@@ -325,7 +341,7 @@ def propagate(t: Tables, state: State, queue: Queue) -> int:
             cand[p] = left
             if not left & (left - 1):
                 if not left:
-                    return -1
+                    return False
                 push((p, left))
             _, _, _, pc, pcx, pcb, pb, pbx, pbb = info[p]
             i = d + pc
@@ -333,7 +349,7 @@ def propagate(t: Tables, state: State, queue: Queue) -> int:
             pos[i] = m
             if not m & (m - 1):
                 if not m:
-                    return -1
+                    return False
                 q = pcb[m]
                 if cand[q] != bit:
                     push((q, bit))
@@ -342,7 +358,7 @@ def propagate(t: Tables, state: State, queue: Queue) -> int:
             pos[i] = m
             if not m & (m - 1):
                 if not m:
-                    return -1
+                    return False
                 q = pbb[m]
                 if cand[q] != bit:
                     push((q, bit))
@@ -356,7 +372,7 @@ def propagate(t: Tables, state: State, queue: Queue) -> int:
             cand[p] = left
             if not left & (left - 1):
                 if not left:
-                    return -1
+                    return False
                 push((p, left))
             pr, prx, prb, _, _, _, pb, pbx, pbb = info[p]
             i = d + pr
@@ -364,7 +380,7 @@ def propagate(t: Tables, state: State, queue: Queue) -> int:
             pos[i] = m
             if not m & (m - 1):
                 if not m:
-                    return -1
+                    return False
                 q = prb[m]
                 if cand[q] != bit:
                     push((q, bit))
@@ -373,7 +389,7 @@ def propagate(t: Tables, state: State, queue: Queue) -> int:
             pos[i] = m
             if not m & (m - 1):
                 if not m:
-                    return -1
+                    return False
                 q = pbb[m]
                 if cand[q] != bit:
                     push((q, bit))
@@ -387,7 +403,7 @@ def propagate(t: Tables, state: State, queue: Queue) -> int:
             cand[p] = left
             if not left & (left - 1):
                 if not left:
-                    return -1
+                    return False
                 push((p, left))
             pr, prx, prb, pc, pcx, pcb, _, _, _ = info[p]
             i = d + pr
@@ -395,7 +411,7 @@ def propagate(t: Tables, state: State, queue: Queue) -> int:
             pos[i] = m
             if not m & (m - 1):
                 if not m:
-                    return -1
+                    return False
                 q = prb[m]
                 if cand[q] != bit:
                     push((q, bit))
@@ -404,41 +420,34 @@ def propagate(t: Tables, state: State, queue: Queue) -> int:
             pos[i] = m
             if not m & (m - 1):
                 if not m:
-                    return -1
+                    return False
                 q = pcb[m]
                 if cand[q] != bit:
                     push((q, bit))
-    return touched
+    return True
 
 
-def locked(t: Tables, state: State, digits: int, queue: Queue) -> int:
-    """Pointing and claiming for the digits in ``digits``: a unit whose places for a digit
-    all lie in its intersection with another unit rules the digit out of that other unit's
-    remaining cells. Returns the digit bits it removed (singles it leaves are queued), or -1
-    on a contradiction. The table lookups run in ``map``; Python only visits the hits.
+def locked(t: Tables, state: State, queue: Queue) -> int:
+    """Pointing and claiming: a unit whose places for a digit all lie in its intersection
+    with another unit rules the digit out of that other unit's remaining cells.
+
+    Returns 1 when it removed a candidate (the singles it leaves are queued), 0 when not, -1
+    on a contradiction. The table lookups over every position mask run in ``map`` and
+    ``compress``; Python only visits the hits.
     """
     pos = state[1]
-    n, box = t.n, t.box
-    line, column, lock_line, lock_column = t.line, t.column, t.lock_line, t.lock_column
     push = queue.append
     removed = 0
-    while digits:
-        bit = digits & -digits
-        digits ^= bit
-        d = t.offset[bit]
-        masks = pos[d : d + 3 * n]
-        targets = []
-        groups = list(map(line, masks))
-        if max(groups) >= 0:
-            targets += [lock_line[u * box + g] for u, g in enumerate(groups) if g >= 0]
-        groups = list(map(column, masks[2 * n :]))
-        if max(groups) >= 0:
-            targets += [lock_column[j * box + g] for j, g in enumerate(groups) if g >= 0]
-        for target, keep in targets:
-            out = pos[d + target] & ~keep
+    everywhere = range(len(pos))
+    for groups, targets in (
+        (list(map(t.line, pos)), t.line_at),
+        (list(map(mul, map(t.column, pos), t.is_box)), t.column_at),
+    ):
+        for i in compress(everywhere, groups):
+            target, keep, back, bit, d = targets[i][groups[i] - 1]
+            out = pos[target] & ~keep
             if out:
-                removed |= bit
-                back = t.back[target]
+                removed = 1
                 while out:
                     y = out & -out
                     out ^= y
@@ -468,29 +477,18 @@ def _drop(t: Tables, state: State, p: int, bit: int, d: int, push: Callable) -> 
     return True
 
 
-def settle(t: Tables, state: State, queue: Queue, look: bool, touched: int = 0) -> bool:
-    """Propagate the queue, then (when ``look``) locked candidates in the touched digits,
-    until neither changes anything; False on a contradiction."""
-    changed = propagate(t, state, queue)
-    if changed < 0:
+def settle(t: Tables, state: State, queue: Queue, look: bool) -> bool:
+    """Propagate the queue, then (when ``look``) locked candidates, until neither changes
+    anything; False on a contradiction."""
+    if not propagate(t, state, queue):
         return False
-    touched |= changed
-    while look and touched:
-        touched = locked(t, state, touched, queue)
-        if touched <= 0:
-            return touched == 0
-        changed = propagate(t, state, queue)
-        if changed < 0:
+    while look:
+        removed = locked(t, state, queue)
+        if removed <= 0:
+            return removed == 0
+        if not propagate(t, state, queue):
             return False
-        touched |= changed
     return True
-
-
-def branch_cell(t: Tables, cand: list[int]) -> int:
-    """The first open cell with the fewest candidates, or -1 when every cell is placed."""
-    counts = list(map(t.key, cand))
-    fewest = min(counts)
-    return -1 if fewest == PLACED else counts.index(fewest)
 
 
 @dataclass
@@ -522,42 +520,46 @@ def search(t: Tables, state: State, limit: int, look: bool, deadline: float | No
 
     The stack holds, per branch point, the parent's state, its cell, the digit bits not
     tried yet and its depth; each value but the last works on a copy (nothing is undone).
+    The counters are locals and the branch cell is chosen inline: this loop runs per node.
     """
-    out = Outcome([])
-    clock = time.perf_counter
-    stack: list[tuple[State, int, int, int]] = []
-    depth = 0  # values on the path to the current state
+    key, clock = t.key, time.perf_counter
+    solutions: list[tuple[int, ...]] = []
+    stack: list[list] = []
+    nodes, guesses, depth = 1, 0, 0  # depth: values on the path to the current state
     while True:
-        cell = branch_cell(t, state[0])
-        if cell < 0:
-            out.solutions.append(tuple(map(int.bit_length, state[2])))
-            if len(out.solutions) >= limit:
-                out.backtracks = out.nodes - 1 - depth
-                return out
+        counts = list(map(key, state[0]))
+        fewest = min(counts)
+        if fewest == PLACED:  # every cell placed: a solution
+            solutions.append(tuple(map(int.bit_length, state[2])))
+            if len(solutions) >= limit:
+                return Outcome(solutions, nodes, guesses, nodes - 1 - depth)
         else:
-            out.guesses += 1
-            stack.append((state, cell, state[0][cell], depth))
+            cell = counts.index(fewest)
+            guesses += 1
+            stack.append([state, cell, state[0][cell], depth])
         while stack:  # the next value to try, deepest branch point first
-            parent, cell, untried, depth = stack[-1]
+            top = stack[-1]
+            parent, cell, untried, depth = top
             bit = untried & -untried
             untried ^= bit
             if untried:
-                stack[-1] = (parent, cell, untried, depth)
+                top[2] = untried
                 state = (parent[0][:], parent[1][:], parent[2][:])
             else:
                 stack.pop()
                 state = parent
-            if deadline is not None and not out.nodes & CLOCK_MASK and clock() > deadline:
-                out.timed_out = True
-                out.backtracks = out.nodes - 1 - depth
-                return out
-            out.nodes += 1
-            if settle(t, state, [(cell, bit)], look):
+            if deadline is not None and not nodes & CLOCK_MASK and clock() > deadline:
+                return Outcome(solutions, nodes, guesses, nodes - 1 - depth, timed_out=True)
+            nodes += 1
+            if (
+                settle(t, state, [(cell, bit)], True)
+                if look
+                else propagate(t, state, [(cell, bit)])
+            ):
                 depth += 1
                 break
         else:
-            out.backtracks = out.nodes - 1
-            return out
+            return Outcome(solutions, nodes, guesses, nodes - 1)
 
 
 class BitmaskBackend(Backend):
@@ -594,7 +596,6 @@ class BitmaskBackend(Backend):
             return Outcome([]).result()
         state = (state[0][:], state[1][:], state[2][:])  # the encoding stays reusable
         mode = self.config["locked"]
-        every = t.full if mode != "none" else 0
-        if not settle(t, state, list(encoded.queue), mode != "none", every):
+        if not settle(t, state, list(encoded.queue), mode != "none"):
             return Outcome([]).result()
         return search(t, state, limit, mode == "all", deadline).result()
