@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from itertools import compress
-from operator import mul
+from operator import itemgetter, mul
 from typing import Any, ClassVar, NamedTuple
 
 from backends.base import Backend, Option, SolveResult, Status
@@ -76,6 +76,9 @@ class Tables:
     full: int
     info: tuple[tuple[Any, ...], ...]
     units3: tuple[tuple[tuple[Any, ...], ...], ...]
+    not_row: tuple[tuple[Any, ...], ...]  # info without the row: a peer seen in a row
+    not_column: tuple[tuple[Any, ...], ...]
+    not_box: tuple[tuple[Any, ...], ...]
     units_of: tuple[tuple[int, int, int], ...]
     board: tuple[int, ...]
     blocked: tuple[int, ...]
@@ -88,6 +91,7 @@ class Tables:
     back: tuple[dict[int, int], ...]  # per unit: cell bit -> cell
     offset: dict[int, int]  # digit bit -> (digit - 1) * 3n, the digit's first pos index
     key: Lookup
+    key_table: list[int] | None  # key as a list (n <= 16), for itemgetter
     line: Lookup
     column: Lookup
     line_at: tuple[tuple[Target, ...], ...]  # per pos index and line group: see _targets
@@ -138,6 +142,9 @@ def tables(box: int) -> Tables:
         full=(1 << n) - 1,
         info=info,
         units3=tuple((i[0:3], i[3:6], i[6:9]) for i in info),
+        not_row=tuple(i[3:] for i in info),
+        not_column=tuple(i[:3] + i[6:] for i in info),
+        not_box=tuple(i[:6] for i in info),
         units_of=geo.units_of,
         board=board,
         blocked=tuple(sum({board[p] for p in (*geo.peers[c], c)}) for c in range(geo.ncells)),
@@ -150,6 +157,7 @@ def tables(box: int) -> Tables:
         back=back,
         offset={1 << d: d * 3 * n for d in range(n)},
         key=_lookup(n, _key),
+        key_table=list(map(_key, range(1 << n))) if n <= TABLE_MAX_N else None,
         line=_lookup(n, lambda m: _group(m, lines)),
         column=_lookup(n, lambda m: _group(m, columns)),
         line_at=_targets(box, back, lines, columns, by_column=False),
@@ -276,15 +284,17 @@ def _root_singles(t: Tables, cand: list[int], grid: list[int], givens: int) -> Q
 def propagate(t: Tables, state: State, queue: Queue) -> bool:
     """Make the queued placements and every single they lead to.
 
-    Returns False on a contradiction. Invariant: a cell holds digit ``d`` in ``cand`` exactly when its bit is
-    set in the position masks of its three units for ``d``, and a cell with one candidate is
-    placed or queued. This is where the solver spends its time, so it is one function with
-    every unit written out by hand (no inner call, no loop over the three units): in
-    CPython that inlining is the speed, hence the length. A peer found through one of the
-    cell's units leaves its two other units' masks; the unit itself is set to the cell.
+    Returns False on a contradiction. Invariant: a cell holds digit ``d`` in ``cand``
+    exactly when its bit is set in the position masks of its three units for ``d``, and a
+    cell with one candidate is placed or queued. This is where the solver spends its time,
+    so it is one function with every unit written out by hand (no inner call, no loop over
+    the three units): in CPython that inlining is the speed, hence the length. A peer found
+    through one of the cell's units leaves its two other units' masks; the unit itself is
+    set to the cell.
     """
     cand, pos, grid = state
     info, offset = t.info, t.offset
+    not_row, not_column, not_box = t.not_row, t.not_column, t.not_box
     pop, push = queue.pop, queue.append
     while queue:
         c, bit = pop()
@@ -343,7 +353,7 @@ def propagate(t: Tables, state: State, queue: Queue) -> bool:
                 if not left:
                     return False
                 push((p, left))
-            _, _, _, pc, pcx, pcb, pb, pbx, pbb = info[p]
+            pc, pcx, pcb, pb, pbx, pbb = not_row[p]
             i = d + pc
             m = pos[i] ^ pcx
             pos[i] = m
@@ -374,7 +384,7 @@ def propagate(t: Tables, state: State, queue: Queue) -> bool:
                 if not left:
                     return False
                 push((p, left))
-            pr, prx, prb, _, _, _, pb, pbx, pbb = info[p]
+            pr, prx, prb, pb, pbx, pbb = not_column[p]
             i = d + pr
             m = pos[i] ^ prx
             pos[i] = m
@@ -405,7 +415,7 @@ def propagate(t: Tables, state: State, queue: Queue) -> bool:
                 if not left:
                     return False
                 push((p, left))
-            pr, prx, prb, pc, pcx, pcb, _, _, _ = info[p]
+            pr, prx, prb, pc, pcx, pcb = not_box[p]
             i = d + pr
             m = pos[i] ^ prx
             pos[i] = m
@@ -522,12 +532,12 @@ def search(t: Tables, state: State, limit: int, look: bool, deadline: float | No
     tried yet and its depth; each value but the last works on a copy (nothing is undone).
     The counters are locals and the branch cell is chosen inline: this loop runs per node.
     """
-    key, clock = t.key, time.perf_counter
+    key, table, clock = t.key, t.key_table, time.perf_counter
     solutions: list[tuple[int, ...]] = []
     stack: list[list] = []
     nodes, guesses, depth = 1, 0, 0  # depth: values on the path to the current state
     while True:
-        counts = list(map(key, state[0]))
+        counts = itemgetter(*state[0])(table) if table else list(map(key, state[0]))
         fewest = min(counts)
         if fewest == PLACED:  # every cell placed: a solution
             solutions.append(tuple(map(int.bit_length, state[2])))
