@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from itertools import compress
-from operator import itemgetter, mul
+from operator import itemgetter, or_
 from typing import Any, ClassVar, NamedTuple
 
 from backends.base import Backend, Option, SolveResult, Status
@@ -54,21 +54,20 @@ LOCKED: tuple[str, ...] = ("root", "all", "none")
 State = tuple[list[int], list[int], list[int]]  # cand, pos, grid
 Queue = list[tuple[int, int]]  # (cell, digit bit) placements waiting to be made
 Lookup = Callable[[int], int]
-#: Where locked candidates eliminate: pos index, slots kept, cell map, digit bit, pos offset.
-Target = tuple[int, int, dict[int, int], int, int]
 
 
 @dataclass(frozen=True)
 class Tables:
     """Everything the solver reads for one box size, computed once (:func:`tables`).
 
-    ``info[c]``: for each of the cell's three units (row, column, box), the unit's index, the
-    cell's bit in the unit and the unit's map from a cell bit back to the cell.
-    ``board[c]``: the cell's three bits on a bitboard where unit ``u``'s slot ``i`` is bit
-    ``u * stride + i``; ``blocked[c]``: the same for the cell and all its peers.
-    ``key``: candidate count of a mask, ``PLACED`` for one bit. ``line``/``column``: the
-    one group of ``box`` consecutive (resp. every ``box``-th) bits that holds a mask of two or
-    more bits, else -1 (what locked candidates look for).
+    ``pos`` index ``kind * n * n + (d - 1) * n + j`` is unit ``j`` of a kind (rows, columns,
+    boxes) for digit ``d``: the rows and columns of every digit come first, together.
+    ``info[c]``: for each of the cell's three units (row, column, box), the unit's pos index
+    for digit 1, the cell's bit in the unit and the unit's map from a cell bit back to the
+    cell. ``board[c]``: the cell's three bits on a bitboard laid out as ``pos`` for digit 1,
+    ``stride`` bits a mask; ``blocked[c]``: the same for the cell and all its peers.
+    ``key``: candidate count of a mask, ``PLACED`` for one bit. ``seg``/``lock``: see
+    :func:`locked`.
     """
 
     box: int
@@ -83,36 +82,64 @@ class Tables:
     board: tuple[int, ...]
     blocked: tuple[int, ...]
     stride: int
-    span: int  # board bits per digit: 3n units of ``stride`` bits
-    every: int  # every unit's n slots on one digit's board
+    span: int  # board bits from one digit to the next: n masks of ``stride`` bits
+    every: int  # every unit's n slots on digit 1's board
     bit_of: tuple[int, ...]  # digit -> its bit (0 -> 0)
-    guard: int  # the top bit of every slot of every digit's board
-    ones: int  # the bottom bit of every slot of every digit's board
-    back: tuple[dict[int, int], ...]  # per unit: cell bit -> cell
-    offset: dict[int, int]  # digit bit -> (digit - 1) * 3n, the digit's first pos index
+    guard: int  # the top bit of every mask of the whole board
+    ones: int  # the bottom bit of every mask of the whole board
+    back: tuple[dict[int, int], ...]  # per pos index: cell bit -> cell
+    offset: dict[int, int]  # digit bit -> (digit - 1) * n, added to a unit's pos index
     key: Lookup
     key_table: list[int] | None  # key as a list (n <= 16), for itemgetter
-    line: Lookup
-    column: Lookup
-    line_at: tuple[tuple[Target, ...], ...]  # per pos index and line group: see _targets
-    column_at: tuple[tuple[Target, ...], ...]  # the same for a box's column groups
-    is_box: tuple[int, ...]  # per pos index: 1 for a box's mask, else 0
-
-
-def _group(mask: int, groups: tuple[int, ...]) -> int:
-    """1 + the index of the one group holding ``mask`` (two or more bits), else 0."""
-    if not mask & (mask - 1):
-        return 0
-    return next((g + 1 for g, group in enumerate(groups) if not mask & ~group), 0)
+    seg: tuple[Lookup, ...]  # per line of a band: line mask -> its boxes, shifted in place
+    lock: Lookup  # a band's occupancy -> the (line, box) places to clear, -1 if dead
+    slots: tuple[int, ...]  # a line's boxes -> the line's slots in them
 
 
 def _key(mask: int) -> int:
     return PLACED if mask and not mask & (mask - 1) else mask.bit_count()
 
 
-def _lookup(n: int, fn: Lookup) -> Lookup:
-    """``fn`` itself for 25x25; for smaller grids a table's ``__getitem__`` (a C call)."""
-    return list(map(fn, range(1 << n))).__getitem__ if n <= TABLE_MAX_N else fn
+def _lookup(bits: int, fn: Lookup) -> Lookup:
+    """A table's ``__getitem__`` (a C call) up to 16 bits of input; beyond, ``fn`` cached."""
+    return list(map(fn, range(1 << bits))).__getitem__ if bits <= TABLE_MAX_N else cache(fn)
+
+
+def _boxes_of(mask: int, box: int) -> int:
+    """The boxes (groups of ``box`` consecutive slots) a line's mask has places in."""
+    group = (1 << box) - 1
+    return sum(1 << g for g in range(box) if mask >> (g * box) & group)
+
+
+def _lock(occupied: int, box: int) -> int:
+    """Locked candidates to a fixpoint in one band (or stack) for one digit.
+
+    ``occupied`` bit ``line * box + g``: the band's line holds the digit in its box ``g``.
+    A line with the digit in one box only clears it from the box's other lines (claiming);
+    a box with the digit in one line only clears it from the line's other boxes (pointing).
+    Returns the places cleared, or -1 when a line or a box is left without the digit.
+    """
+    group = (1 << box) - 1
+    lines = [occupied >> (r * box) & group for r in range(box)]
+    changed = True
+    while changed:
+        changed = False
+        for r, boxes in enumerate(lines):
+            if not boxes:
+                return -1
+            if not boxes & (boxes - 1):
+                for other in range(box):
+                    if other != r and lines[other] & boxes:
+                        lines[other] ^= boxes
+                        changed = True
+        for g in range(box):
+            holders = [r for r in range(box) if lines[r] >> g & 1]
+            if not holders:
+                return -1
+            if len(holders) == 1 and lines[holders[0]] != 1 << g:
+                lines[holders[0]] = 1 << g
+                changed = True
+    return occupied & ~sum(boxes << (r * box) for r, boxes in enumerate(lines))
 
 
 @cache
@@ -125,21 +152,26 @@ def tables(box: int) -> Tables:
     for u, unit in enumerate(geo.units):
         for i, cell in enumerate(unit):
             slot[cell][u // n] = i
-    back = tuple({1 << i: cell for i, cell in enumerate(unit)} for unit in geo.units)
+    back_of_unit = [{1 << i: cell for i, cell in enumerate(unit)} for unit in geo.units]
+    base = [(u // n) * n * n + u % n for u in range(3 * n)]  # unit -> its pos index, digit 1
     info = tuple(
-        tuple(x for k, u in enumerate(geo.units_of[c]) for x in (u, 1 << slot[c][k], back[u]))
+        tuple(
+            x
+            for k, u in enumerate(geo.units_of[c])
+            for x in (base[u], 1 << slot[c][k], back_of_unit[u])
+        )
         for c in range(geo.ncells)
     )
     board = tuple(
-        sum(1 << (u * stride + slot[c][k]) for k, u in enumerate(geo.units_of[c]))
+        sum(1 << (base[u] * stride + slot[c][k]) for k, u in enumerate(geo.units_of[c]))
         for c in range(geo.ncells)
     )
-    lines = tuple(((1 << box) - 1) << (g * box) for g in range(box))
-    columns = tuple(sum(1 << (r * box + g) for r in range(box)) for g in range(box))
+    full = (1 << n) - 1
+    fields = 3 * n * n
     return Tables(
         box=box,
         n=n,
-        full=(1 << n) - 1,
+        full=full,
         info=info,
         units3=tuple((i[0:3], i[3:6], i[6:9]) for i in info),
         not_row=tuple(i[3:] for i in info),
@@ -149,53 +181,22 @@ def tables(box: int) -> Tables:
         board=board,
         blocked=tuple(sum({board[p] for p in (*geo.peers[c], c)}) for c in range(geo.ncells)),
         stride=stride,
-        span=3 * n * stride,
-        every=sum(1 << (u * stride) for u in range(3 * n)) * ((1 << n) - 1),
+        span=n * stride,
+        every=sum(full << (base[u] * stride) for u in range(3 * n)),
         bit_of=(0, *(1 << d for d in range(n))),
-        guard=sum(1 << (u * stride + stride - 1) for u in range(3 * n * n)),
-        ones=sum(1 << (u * stride) for u in range(3 * n * n)),
-        back=back,
-        offset={1 << d: d * 3 * n for d in range(n)},
+        guard=sum(1 << (f * stride + stride - 1) for f in range(fields)),
+        ones=sum(1 << (f * stride) for f in range(fields)),
+        back=tuple(back_of_unit[(f // (n * n)) * n + f % n] for f in range(fields)),
+        offset={1 << d: d * n for d in range(n)},
         key=_lookup(n, _key),
         key_table=list(map(_key, range(1 << n))) if n <= TABLE_MAX_N else None,
-        line=_lookup(n, lambda m: _group(m, lines)),
-        column=_lookup(n, lambda m: _group(m, columns)),
-        line_at=_targets(box, back, lines, columns, by_column=False),
-        column_at=_targets(box, back, lines, columns, by_column=True),
-        is_box=tuple(int(u >= 2 * n) for d in range(n) for u in range(3 * n)),
+        seg=tuple(_lookup(n, lambda m, r=r: _boxes_of(m, box) << (r * box)) for r in range(box)),
+        lock=_lookup(n, lambda occupied: _lock(occupied, box)),
+        slots=tuple(
+            sum(((1 << box) - 1) << (g * box) for g in range(box) if boxes >> g & 1)
+            for boxes in range(1 << box)
+        ),
     )
-
-
-def _targets(
-    box: int,
-    back: tuple[dict[int, int], ...],
-    lines: tuple[int, ...],
-    columns: tuple[int, ...],
-    by_column: bool,
-) -> tuple[tuple[Target, ...], ...]:
-    """Per pos index (digit, unit) and group ``g``: where locked candidates eliminate when
-    the unit's places for the digit all lie in its group ``g`` of consecutive slots (a
-    line; with ``by_column``, of every ``box``-th slot: a box's column). Each entry is the
-    other unit's pos index, its slots to keep, its cell map, the digit bit and pos offset.
-    """
-    n = box * box
-    result = []
-    for d in range(n):
-        for u in range(3 * n):
-            kind, j = divmod(u, n)
-            entries = []
-            for g in range(box):
-                if by_column:  # a box's places in one column: the rest of that column
-                    other, keep = n + (j % box) * box + g, lines[j // box]
-                elif kind == 0:  # a row's places in one box: the rest of that box
-                    other, keep = 2 * n + (j // box) * box + g, lines[j % box]
-                elif kind == 1:  # a column's places in one box
-                    other, keep = 2 * n + g * box + j // box, columns[j % box]
-                else:  # a box's places in one row: the rest of that row
-                    other, keep = (j // box) * box + g, lines[j % box]
-                entries.append((d * 3 * n + other, keep, back[other], 1 << d, d * 3 * n))
-            result.append(tuple(entries))
-    return tuple(result)
 
 
 def _unit_masks(t: Tables, boards: int) -> list[int]:
@@ -255,14 +256,12 @@ def root(puzzle: Puzzle) -> Root:
     queue = _root_singles(t, cand, grid, len(givens))
     if queue is None:
         return Root(t, None, [])
-    hidden = open_units ^ crowded  # slots with one place: hidden singles
-    units = 3 * n
+    hidden = open_units ^ crowded  # masks with one place: hidden singles
     while hidden:
         g = hidden & -hidden
         hidden ^= g
-        slot = g.bit_length() // t.stride - 1
-        d, u = divmod(slot, units)
-        queue.append((t.back[u][pos[slot]], 1 << d))
+        f = g.bit_length() // t.stride - 1
+        queue.append((t.back[f][pos[f]], 1 << (f % (n * n) // n)))
     return Root(t, (cand, pos, grid), queue)
 
 
@@ -438,32 +437,44 @@ def propagate(t: Tables, state: State, queue: Queue) -> bool:
 
 
 def locked(t: Tables, state: State, queue: Queue) -> int:
-    """Pointing and claiming: a unit whose places for a digit all lie in its intersection
-    with another unit rules the digit out of that other unit's remaining cells.
+    """Pointing and claiming, to a fixpoint in every band and stack of every digit.
 
+    A band (or stack) of ``box`` lines and ``box`` boxes is, for one digit, an occupancy
+    matrix: which of its lines hold the digit in which of its boxes. Locked candidates only
+    ever clear places of that matrix, so one table (``lock``) gives their whole fixpoint.
+    The occupancies of every band and stack of every digit are built by ``map`` over
+    strided slices of the line masks (``seg`` tables, one per line of a band), so Python
+    only visits the bands that change: there are no stale hits to skip.
     Returns 1 when it removed a candidate (the singles it leaves are queued), 0 when not, -1
-    on a contradiction. The table lookups over every position mask run in ``map`` and
-    ``compress``; Python only visits the hits.
+    on a contradiction.
     """
     pos = state[1]
-    push = queue.append
-    removed = 0
-    everywhere = range(len(pos))
-    for groups, targets in (
-        (list(map(t.line, pos)), t.line_at),
-        (list(map(mul, map(t.column, pos), t.is_box)), t.column_at),
-    ):
-        for i in compress(everywhere, groups):
-            target, keep, back, bit, d = targets[i][groups[i] - 1]
-            out = pos[target] & ~keep
-            if out:
-                removed = 1
+    box, n = t.box, t.n
+    lines = 2 * n * n
+    occupied = map(t.seg[0], pos[0:lines:box])
+    for r in range(1, box):
+        occupied = map(or_, occupied, map(t.seg[r], pos[r:lines:box]))
+    found = list(map(t.lock, occupied))
+    if not any(found):
+        return 0
+    push, group, slots = queue.append, (1 << box) - 1, t.slots
+    for h in compress(range(len(found)), found):
+        cleared = found[h]
+        if cleared < 0:
+            return -1
+        d = h * box % (n * n) // n  # the digit - 1
+        for r in range(box):
+            boxes = cleared >> (r * box) & group
+            if boxes:
+                f = h * box + r
+                out = pos[f] & slots[boxes]
+                back = t.back[f]
                 while out:
                     y = out & -out
                     out ^= y
-                    if not _drop(t, state, back[y], bit, d, push):
+                    if not _drop(t, state, back[y], 1 << d, d * n, push):
                         return -1
-    return removed
+    return 1
 
 
 def _drop(t: Tables, state: State, p: int, bit: int, d: int, push: Callable) -> bool:

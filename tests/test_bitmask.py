@@ -45,7 +45,8 @@ def consistent(puzzle: Puzzle, spec: str = "bitmask:locked=none") -> bool:
     assert settle(t, state, list(encoded.queue), spec.endswith("all"))
     geo = puzzle.geometry
     return all(
-        pos[d * 3 * t.n + u] == sum(1 << i for i, c in enumerate(unit) if cand[c] >> d & 1)
+        pos[u // t.n * t.n * t.n + d * t.n + u % t.n]
+        == sum(1 << i for i, c in enumerate(unit) if cand[c] >> d & 1)
         for d in range(t.n)
         for u, unit in enumerate(geo.units)
     )
