@@ -221,7 +221,7 @@ class Root(NamedTuple):
 def root(puzzle: Puzzle) -> Root:
     """Apply the givens in bulk: candidates, position masks, and the singles they leave."""
     t = tables(puzzle.box)
-    n, board, units_of = t.n, t.board, t.units_of
+    n, board, blocks, units_of = t.n, t.board, t.blocked, t.units_of
     cells = puzzle.cells
     grid = list(map(t.bit_of.__getitem__, cells))
     givens = list(compress(range(len(cells)), cells))
@@ -233,7 +233,7 @@ def root(puzzle: Puzzle) -> Root:
         v = cells[c] - 1
         if blocked[v] & board[c]:
             return Root(t, None, [])  # a digit given twice in one unit
-        blocked[v] |= t.blocked[c]
+        blocked[v] |= blocks[c]
         placed[v] |= board[c]
         r, co, b = units_of[c]
         used[r] |= bit
@@ -248,8 +248,9 @@ def root(puzzle: Puzzle) -> Root:
     ours = sum(placed[d] << (d * span) for d in range(n))
     # Per unit slot of ``stride`` bits, its top bit a guard: ``x - 1`` never borrows across.
     guard, ones = t.guard, t.ones
-    open_units = ((free | guard) - ones) & guard  # slots with a free place
-    crowded = (((free & ((free | guard) - ones)) | guard) - ones) & guard  # 2+ places
+    less = (free | guard) - ones  # each mask minus one, its guard kept where it was not 0
+    open_units = less & guard  # masks with a free place
+    crowded = (((free & less) | guard) - ones) & guard  # masks with 2+ places
     if (guard ^ open_units).bit_count() != 3 * len(givens):
         return Root(t, None, [])  # a unit with no place for a digit it needs
     pos = _unit_masks(t, free | ours)
