@@ -2,27 +2,29 @@
 
 The algorithm of ``norvig`` (naked and hidden singles to a fixpoint after every assignment,
 then the first cell with the fewest candidates, its digits tried in ascending order), plus
-locked candidates (pointing and claiming) by default, on a state laid out for the
-interpreter rather than for reading:
+locked candidates (pointing and claiming) at the root by default, on a state laid out for
+the interpreter rather than for reading:
 
 * ``cand``: one int per cell, bit ``d - 1`` set while digit ``d`` is a candidate;
-* ``pos``: one int per (digit, unit), at ``(d - 1) * 3n + unit``, bit ``i`` set while the
-  unit's ``i``-th cell can hold the digit (a placed digit keeps its cell's bit), so a hidden
-  single is seen in O(1) the moment an elimination leaves one bit, and a placement visits
-  only the peers still holding its digit;
+* ``pos``: one int per (unit, digit), bit ``i`` set while the unit's ``i``-th cell can hold
+  the digit (a placed digit keeps its cell's bit), so a hidden single is seen in O(1) the
+  moment an elimination leaves one bit, and a placement visits only the peers still holding
+  its digit, read off these masks, not all of its peers (layout: :class:`Tables`);
 * ``grid``: the digit bit placed in each cell, 0 while open.
 
 The givens are applied in bulk at the root (``encode``): candidates from each unit's used
-digits, and every position mask at once from one bitboard of free cells per digit, cut into
-unit masks by ``int.to_bytes`` and ``memoryview.cast``. Placements then go through one queue
-(:func:`propagate`). Locked candidates are looked for only in the digits that the last
-propagation touched, three ``map`` calls over table lookups per digit. Each branch copies the
-three lists, except the last value tried, which reuses its parent's state; the branch cell is
-the first minimum of a popcount table mapped over ``cand`` (``min`` and ``list.index``).
+digits, and every position mask at once from one bitboard of free places per digit, cut
+into masks by ``int.to_bytes`` and ``memoryview.cast``, its hidden singles found by
+guard-bit arithmetic on the whole board. Placements then go through one queue
+(:func:`propagate`). Locked candidates (:func:`locked`) run as ``map`` over table lookups,
+one table giving each band's whole fixpoint. Each branch copies ``cand``, ``pos`` and
+``grid``, except the last value tried, which reuses its parent's state; the branch cell is
+the first minimum of a popcount table read by ``itemgetter``, found by ``min`` and
+``index``. Tables: :mod:`backends.bitmask_tables`.
 
-Options: ``locked`` = ``root`` (default: at the root only), ``all`` (after every assignment)
-or ``none`` (Norvig's rules alone: on top95 it then tries the same 6,222 values as Norvig's
-``sudoku.py``).
+Options: ``locked`` = ``root`` (default: at the root only), ``all`` (after every assignment;
+fewer nodes, but slower here) or ``none`` (Norvig's rules alone: it then tries the same
+values as Norvig's ``sudoku.py``, 6,222 on top95).
 
 Counters (see :mod:`backends.base`): ``nodes`` is the root plus one per value tried, a value
 refuted by its propagation included; ``guesses`` counts the branch points (every branch cell
@@ -35,176 +37,20 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from itertools import compress
 from operator import itemgetter, or_
-from typing import Any, ClassVar, NamedTuple
+from typing import ClassVar, NamedTuple
 
 from backends.base import Backend, Option, SolveResult, Status
-from backends.puzzle import Puzzle, geometry
+from backends.bitmask_tables import PLACED, Tables, tables, unit_masks
+from backends.puzzle import Puzzle
 
-#: Branch-cell key of a placed cell (one candidate): larger than any candidate count.
-PLACED = 99
 #: Nodes between two looks at the clock when a time limit is set, minus one (a power of 2).
 CLOCK_MASK = 63
-#: The largest grid side whose lookup tables are lists (2**16 entries); 25x25 computes.
-TABLE_MAX_N = 16
 LOCKED: tuple[str, ...] = ("root", "all", "none")
 
 State = tuple[list[int], list[int], list[int]]  # cand, pos, grid
 Queue = list[tuple[int, int]]  # (cell, digit bit) placements waiting to be made
-Lookup = Callable[[int], int]
-
-
-@dataclass(frozen=True)
-class Tables:
-    """Everything the solver reads for one box size, computed once (:func:`tables`).
-
-    ``pos`` index ``kind * n * n + (d - 1) * n + j`` is unit ``j`` of a kind (rows, columns,
-    boxes) for digit ``d``: the rows and columns of every digit come first, together.
-    ``info[c]``: for each of the cell's three units (row, column, box), the unit's pos index
-    for digit 1, the cell's bit in the unit and the unit's map from a cell bit back to the
-    cell. ``board[c]``: the cell's three bits on a bitboard laid out as ``pos`` for digit 1,
-    ``stride`` bits a mask; ``blocked[c]``: the same for the cell and all its peers.
-    ``key``: candidate count of a mask, ``PLACED`` for one bit. ``seg``/``lock``: see
-    :func:`locked`.
-    """
-
-    box: int
-    n: int
-    full: int
-    info: tuple[tuple[Any, ...], ...]
-    units3: tuple[tuple[tuple[Any, ...], ...], ...]
-    not_row: tuple[tuple[Any, ...], ...]  # info without the row: a peer seen in a row
-    not_column: tuple[tuple[Any, ...], ...]
-    not_box: tuple[tuple[Any, ...], ...]
-    units_of: tuple[tuple[int, int, int], ...]
-    board: tuple[int, ...]
-    blocked: tuple[int, ...]
-    stride: int
-    span: int  # board bits from one digit to the next: n masks of ``stride`` bits
-    every: int  # every unit's n slots on digit 1's board
-    bit_of: tuple[int, ...]  # digit -> its bit (0 -> 0)
-    guard: int  # the top bit of every mask of the whole board
-    ones: int  # the bottom bit of every mask of the whole board
-    back: tuple[dict[int, int], ...]  # per pos index: cell bit -> cell
-    offset: dict[int, int]  # digit bit -> (digit - 1) * n, added to a unit's pos index
-    key: Lookup
-    key_table: list[int] | None  # key as a list (n <= 16), for itemgetter
-    seg: tuple[Lookup, ...]  # per line of a band: line mask -> its boxes, shifted in place
-    lock: Lookup  # a band's occupancy -> the (line, box) places to clear, -1 if dead
-    slots: tuple[int, ...]  # a line's boxes -> the line's slots in them
-
-
-def _key(mask: int) -> int:
-    return PLACED if mask and not mask & (mask - 1) else mask.bit_count()
-
-
-def _lookup(bits: int, fn: Lookup) -> Lookup:
-    """A table's ``__getitem__`` (a C call) up to 16 bits of input; beyond, ``fn`` cached."""
-    return list(map(fn, range(1 << bits))).__getitem__ if bits <= TABLE_MAX_N else cache(fn)
-
-
-def _boxes_of(mask: int, box: int) -> int:
-    """The boxes (groups of ``box`` consecutive slots) a line's mask has places in."""
-    group = (1 << box) - 1
-    return sum(1 << g for g in range(box) if mask >> (g * box) & group)
-
-
-def _lock(occupied: int, box: int) -> int:
-    """Locked candidates to a fixpoint in one band (or stack) for one digit.
-
-    ``occupied`` bit ``line * box + g``: the band's line holds the digit in its box ``g``.
-    A line with the digit in one box only clears it from the box's other lines (claiming);
-    a box with the digit in one line only clears it from the line's other boxes (pointing).
-    Returns the places cleared, or -1 when a line or a box is left without the digit.
-    """
-    group = (1 << box) - 1
-    lines = [occupied >> (r * box) & group for r in range(box)]
-    changed = True
-    while changed:
-        changed = False
-        for r, boxes in enumerate(lines):
-            if not boxes:
-                return -1
-            if not boxes & (boxes - 1):
-                for other in range(box):
-                    if other != r and lines[other] & boxes:
-                        lines[other] ^= boxes
-                        changed = True
-        for g in range(box):
-            holders = [r for r in range(box) if lines[r] >> g & 1]
-            if not holders:
-                return -1
-            if len(holders) == 1 and lines[holders[0]] != 1 << g:
-                lines[holders[0]] = 1 << g
-                changed = True
-    return occupied & ~sum(boxes << (r * box) for r, boxes in enumerate(lines))
-
-
-@cache
-def tables(box: int) -> Tables:
-    """The (cached) tables of box side ``box``."""
-    geo = geometry(box)
-    n = geo.n
-    stride = 16 if n < 16 else 32  # room for a guard bit above each unit's n slots
-    slot = [[0, 0, 0] for _ in range(geo.ncells)]  # the cell's index inside each unit
-    for u, unit in enumerate(geo.units):
-        for i, cell in enumerate(unit):
-            slot[cell][u // n] = i
-    back_of_unit = [{1 << i: cell for i, cell in enumerate(unit)} for unit in geo.units]
-    base = [(u // n) * n * n + u % n for u in range(3 * n)]  # unit -> its pos index, digit 1
-    info = tuple(
-        tuple(
-            x
-            for k, u in enumerate(geo.units_of[c])
-            for x in (base[u], 1 << slot[c][k], back_of_unit[u])
-        )
-        for c in range(geo.ncells)
-    )
-    board = tuple(
-        sum(1 << (base[u] * stride + slot[c][k]) for k, u in enumerate(geo.units_of[c]))
-        for c in range(geo.ncells)
-    )
-    full = (1 << n) - 1
-    fields = 3 * n * n
-    return Tables(
-        box=box,
-        n=n,
-        full=full,
-        info=info,
-        units3=tuple((i[0:3], i[3:6], i[6:9]) for i in info),
-        not_row=tuple(i[3:] for i in info),
-        not_column=tuple(i[:3] + i[6:] for i in info),
-        not_box=tuple(i[:6] for i in info),
-        units_of=geo.units_of,
-        board=board,
-        blocked=tuple(sum({board[p] for p in (*geo.peers[c], c)}) for c in range(geo.ncells)),
-        stride=stride,
-        span=n * stride,
-        every=sum(full << (base[u] * stride) for u in range(3 * n)),
-        bit_of=(0, *(1 << d for d in range(n))),
-        guard=sum(1 << (f * stride + stride - 1) for f in range(fields)),
-        ones=sum(1 << (f * stride) for f in range(fields)),
-        back=tuple(back_of_unit[(f // (n * n)) * n + f % n] for f in range(fields)),
-        offset={1 << d: d * n for d in range(n)},
-        key=_lookup(n, _key),
-        key_table=list(map(_key, range(1 << n))) if n <= TABLE_MAX_N else None,
-        seg=tuple(_lookup(n, lambda m, r=r: _boxes_of(m, box) << (r * box)) for r in range(box)),
-        lock=_lookup(n, lambda occupied: _lock(occupied, box)),
-        slots=tuple(
-            sum(((1 << box) - 1) << (g * box) for g in range(box) if boxes >> g & 1)
-            for boxes in range(1 << box)
-        ),
-    )
-
-
-def _unit_masks(t: Tables, boards: int) -> list[int]:
-    """Cut a bitboard of ``3n`` units per digit, digits in turn, into its unit masks."""
-    width = t.stride // 8
-    return (
-        memoryview(boards.to_bytes(3 * t.n * t.n * width, "little")).cast("HI"[width // 4]).tolist()
-    )
 
 
 class Root(NamedTuple):
@@ -253,7 +99,7 @@ def root(puzzle: Puzzle) -> Root:
     crowded = (((free & less) | guard) - ones) & guard  # masks with 2+ places
     if (guard ^ open_units).bit_count() != 3 * len(givens):
         return Root(t, None, [])  # a unit with no place for a digit it needs
-    pos = _unit_masks(t, free | ours)
+    pos = unit_masks(t, free | ours)
     queue = _root_singles(t, cand, grid, len(givens))
     if queue is None:
         return Root(t, None, [])
