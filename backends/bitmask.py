@@ -19,12 +19,14 @@ guard-bit arithmetic on the whole board. Placements then go through one queue
 (:func:`propagate`). Locked candidates (:func:`locked`) run as ``map`` over table lookups,
 one table giving each band's whole fixpoint. Each branch copies ``cand``, ``pos`` and
 ``grid``, except the last value tried, which reuses its parent's state; the branch cell is
-the first minimum of a popcount table read by ``itemgetter``, found by ``min`` and
+a first minimum of a popcount table read by ``itemgetter``, found by ``min`` and
 ``index``. Tables: :mod:`backends.bitmask_tables`.
 
 Options: ``locked`` = ``root`` (default: at the root only), ``all`` (after every assignment;
-fewer nodes, but slower here) or ``none`` (Norvig's rules alone: it then tries the same
-values as Norvig's ``sudoku.py``, 6,222 on top95).
+fewer nodes, but slower here) or ``none`` (Norvig's rules alone); ``ties`` = 3 (default:
+of the first three cells with the fewest candidates, the one with the most two-candidate
+peers) or 1 (the first, as Norvig). With ``locked=none,ties=1`` it tries the same values as
+Norvig's ``sudoku.py``: 6,222 on top95.
 
 Counters (see :mod:`backends.base`): ``nodes`` is the root plus one per value tried, a value
 refuted by its propagation included; ``guesses`` counts the branch points (every branch cell
@@ -43,6 +45,7 @@ from typing import ClassVar, NamedTuple
 
 from backends.base import Backend, Option, SolveResult, Status
 from backends.bitmask_tables import PLACED, Tables, tables, unit_masks
+from backends.errors import BackendOptionError
 from backends.puzzle import Puzzle
 
 #: Nodes between two looks at the clock when a time limit is set, minus one (a power of 2).
@@ -373,24 +376,24 @@ class Outcome:
         """The outcome as the contract's :class:`SolveResult`."""
         found = self.solutions
         status = Status.TIMEOUT if self.timed_out else Status.SOLVED if found else Status.UNSAT
-        return SolveResult(
-            status=status,
-            solution=found[0] if found else None,
-            solutions_found=len(found),
-            nodes=self.nodes,
-            guesses=self.guesses,
-            backtracks=self.backtracks,
-        )
+        first = found[0] if found else None
+        return SolveResult(status, first, len(found), self.nodes, self.guesses, self.backtracks)
 
 
-def search(t: Tables, state: State, limit: int, look: bool, deadline: float | None) -> Outcome:
+def search(
+    t: Tables, state: State, limit: int, look: bool, ties: int, deadline: float | None
+) -> Outcome:
     """Depth first from a settled ``state`` for up to ``limit`` solutions.
+
+    The branch cell has the fewest candidates; of the first ``ties`` such cells, the one
+    with the most peers left with two candidates (the first on a tie), whose values will
+    propagate furthest.
 
     The stack holds, per branch point, the parent's state, its cell, the digit bits not
     tried yet and its depth; each value but the last works on a copy (nothing is undone).
     The counters are locals and the branch cell is chosen inline: this loop runs per node.
     """
-    key, table, clock = t.key, t.key_table, time.perf_counter
+    key, table, peers, clock = t.key, t.key_table, t.peers, time.perf_counter
     solutions: list[tuple[int, ...]] = []
     stack: list[list] = []
     nodes, guesses, depth = 1, 0, 0  # depth: values on the path to the current state
@@ -402,7 +405,16 @@ def search(t: Tables, state: State, limit: int, look: bool, deadline: float | No
             if len(solutions) >= limit:
                 return Outcome(solutions, nodes, guesses, nodes - 1 - depth)
         else:
-            cell = counts.index(fewest)
+            cell = at = counts.index(fewest)
+            best = peers[cell](counts).count(2) if ties > 1 else 0
+            for _ in range(ties - 1):
+                try:
+                    at = counts.index(fewest, at + 1)
+                except ValueError:
+                    break
+                score = peers[at](counts).count(2)
+                if score > best:
+                    cell, best = at, score
             guesses += 1
             stack.append([state, cell, state[0][cell], depth])
         while stack:  # the next value to try, deepest branch point first
@@ -430,6 +442,14 @@ def search(t: Tables, state: State, limit: int, look: bool, deadline: float | No
             return Outcome(solutions, nodes, guesses, nodes - 1)
 
 
+def parse_ties(text: str) -> int:
+    """A ``ties`` value: a whole number, 1 or more."""
+    ties = int(text) if str(text).strip().lstrip("-").isdigit() else 0
+    if ties < 1:
+        raise BackendOptionError(f"expected a whole number, 1 or more, got {text!r}")
+    return ties
+
+
 class BitmaskBackend(Backend):
     """Norvig's singles, locked candidates and fewest-candidates search on int masks."""
 
@@ -446,6 +466,13 @@ class BitmaskBackend(Backend):
             "touched: all (after every assignment), root (at the root only), none (Norvig's "
             "rules alone)",
             choices=LOCKED,
+        ),
+        Option(
+            "ties",
+            3,
+            "among the first TIES cells with the fewest candidates, branch on the one with "
+            "the most two-candidate peers; 1 = the first such cell, as Norvig",
+            parse=parse_ties,
         ),
     )
     max_box: ClassVar[int] = 5
@@ -466,4 +493,5 @@ class BitmaskBackend(Backend):
         mode = self.config["locked"]
         if not settle(t, state, list(encoded.queue), mode != "none"):
             return Outcome([]).result()
-        return search(t, state, limit, mode == "all", deadline).result()
+        ties = self.config["ties"]
+        return search(t, state, limit, mode == "all", ties, deadline).result()

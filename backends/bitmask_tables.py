@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from operator import itemgetter
 from typing import Any
 
 from backends.puzzle import geometry
@@ -46,6 +47,7 @@ class Tables:
     not_column: tuple[tuple[Any, ...], ...]
     not_box: tuple[tuple[Any, ...], ...]
     units_of: tuple[tuple[int, int, int], ...]
+    peers: tuple[Callable[[list[int]], tuple[int, ...]], ...]  # per cell: its peers' items
     board: tuple[int, ...]
     blocked: tuple[int, ...]
     stride: int
@@ -149,6 +151,7 @@ def tables(box: int) -> Tables:
         not_column=tuple(i[:3] + i[6:] for i in info),
         not_box=tuple(i[:6] for i in info),
         units_of=geo.units_of,
+        peers=tuple(itemgetter(*peers) for peers in geo.peers),
         board=board,
         blocked=tuple(sum({board[p] for p in (*geo.peers[c], c)}) for c in range(geo.ncells)),
         stride=stride,

@@ -45,7 +45,7 @@ SETS = ("top95", "hardest", "easy50")
 FASTEST = "bitmask"
 DEFAULT_BACKENDS = (
     FASTEST,
-    "bitmask:locked=none",
+    "bitmask:locked=none,ties=1",
     "bitmask:locked=all",
     "norvig:pairs=true,locked=root",
     "norvig",

@@ -65,16 +65,18 @@ def test_unknown_option_lists_the_valid_ones() -> None:
 
 @pytest.mark.parametrize(("name", "expected"), [("top95", 6222), ("hardest", 110), ("easy50", 78)])
 def test_norvig_rules_alone_try_norvigs_values(name: str, expected: int) -> None:
-    """locked=none tries as many values as Norvig's sudoku.py (calls of his search)."""
+    """locked=none,ties=1 tries as many values as Norvig's sudoku.py (calls of his search)."""
     puzzles = public_set(f"norvig-{name}.txt")
-    results = [solve(p, "bitmask:locked=none") for p in puzzles]
+    results = [solve(p, "bitmask:locked=none,ties=1") for p in puzzles]
     wrong = [
         p for p, r in zip(puzzles, results, strict=True) if check_solution(p.cells, r.solution)
     ]
     assert ([], expected) == (wrong, sum(r.nodes or 0 for r in results))
 
 
-@pytest.mark.parametrize("spec", ["bitmask", "bitmask:locked=all", "bitmask:locked=none"])
+@pytest.mark.parametrize(
+    "spec", ["bitmask", "bitmask:locked=all", "bitmask:locked=none", "bitmask:ties=1"]
+)
 def test_every_mode_solves_the_hardest(spec: str) -> None:
     """Each locked mode solves Norvig's hardest first puzzle, checked independently."""
     result = solve(HARDEST_FIRST, spec)
@@ -82,6 +84,13 @@ def test_every_mode_solves_the_hardest(spec: str) -> None:
         result.status,
         check_solution(Puzzle.parse(HARDEST_FIRST).cells, result.solution),
     )
+
+
+@pytest.mark.parametrize("text", ["0", "-2", "three"])
+def test_ties_must_be_a_whole_number_from_one(text: str) -> None:
+    """ties below 1, or not a number, is refused with what it expects."""
+    with pytest.raises(BackendOptionError, match="whole number, 1 or more"):
+        make_backend(f"bitmask:ties={text}")
 
 
 def test_propagation_alone_is_one_node() -> None:
