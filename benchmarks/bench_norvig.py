@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{fastest} against Norvig's sudoku.py (median of per-round ratios):")
     for name, by_spec in ratios.items():
         got, want = by_spec[fastest], TARGETS[name]
-        verdict = "met" if got >= want else f"missed by {100 * (1 - got / want):.0f} %"
+        verdict = "met" if got >= want else f"missed by {100 * (1 - got / want):.1f} %"
         print(f"  {name:8} {got:6.2f}x  (target {want:.0f}x: {verdict})")
     return 0
 
