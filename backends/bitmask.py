@@ -462,9 +462,8 @@ class BitmaskBackend(Backend):
         Option(
             "locked",
             "root",
-            "locked candidates (pointing and claiming) in the digits each propagation "
-            "touched: all (after every assignment), root (at the root only), none (Norvig's "
-            "rules alone)",
+            "locked candidates (pointing and claiming, to a fixpoint in every band): root "
+            "(after the givens only), all (after every assignment too), none (Norvig's rules)",
             choices=LOCKED,
         ),
         Option(
