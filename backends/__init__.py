@@ -12,6 +12,7 @@ from typing import Any
 from backends.ac3 import Ac3Backend
 from backends.base import Backend, Option, SolveResult, Status
 from backends.bitmask import BitmaskBackend
+from backends.command import CmdBackend
 from backends.cpsat import CpSatBackend
 from backends.dlx import DlxBackend
 from backends.errors import BackendOptionError, UnknownBackendError
@@ -33,6 +34,7 @@ REGISTRY: dict[str, type[Backend]] = {
     "norvig": NorvigBackend,
     "logic": LogicBackend,
     "python-constraint": PythonConstraintBackend,
+    "cmd": CmdBackend,  # -b 'cmd:COMMAND LINE': see parse_spec
     "bitmask": BitmaskBackend,
 }
 
@@ -59,8 +61,13 @@ def backend_class(name: str) -> type[Backend]:
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """Split ``name:key=value,key=value`` into the name and its raw option texts."""
+    """Split ``name:key=value,key=value`` into the name and its raw option texts.
+
+    ``cmd:COMMAND LINE`` is the one exception: all after ``cmd:`` is its ``command``.
+    """
     name, _, rest = spec.strip().partition(":")
+    if name == "cmd" and rest and not rest.startswith("command="):
+        return name, {"command": rest.strip()}
     options: dict[str, str] = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):
         key, sep, value = item.partition("=")

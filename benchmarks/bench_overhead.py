@@ -40,8 +40,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import pandas as pd
-from common import DATASETS
+from common import DATASETS, harness_run
 
 ROOT = Path(__file__).resolve().parents[1]
 FASTEST = "norvig:pairs=true,locked=root"
@@ -79,16 +78,7 @@ def build(count: int, seed: int) -> list[str]:
 
 def timed_run(backend: str, data: Path, out: Path) -> tuple[float, float, int]:
     """One `harness run`: (wall seconds, sum of encode + solve seconds, rows)."""
-    harness = Path(sys.executable).with_name("harness")
-    out.unlink(missing_ok=True)
-    out.with_suffix(".meta.json").unlink(missing_ok=True)
-    command = [str(harness), "run", "-q", "-b", backend, "--out", str(out), str(data)]
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    if done.returncode != 0:
-        sys.exit(f"harness run failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    rows = pd.read_csv(out)
+    wall, rows = harness_run(backend, data, out)
     if not (rows.status == "SOLVED").all():
         sys.exit(f"{backend}: not every puzzle was SOLVED: {rows.status.value_counts().to_dict()}")
     return wall, float((rows.encode_s + rows.solve_s).sum()), len(rows)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from itertools import takewhile
 from pathlib import Path
 from time import perf_counter
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from backends.base import Backend, SolveResult, Status
 from backends.puzzle import Puzzle
@@ -27,6 +27,30 @@ K = TypeVar("K")
 #: A table column: its title and the format spec of its values, e.g. ">8.2f"; the title
 #: takes the alignment and width of the spec.
 Column = tuple[str, str]
+
+
+# --- harness runs --------------------------------------------------------------------------
+
+
+def harness_run(spec: str, data: Path, out: Path) -> tuple[float, Any]:
+    """``harness run -q -b SPEC --out OUT DATA`` in a subprocess (the ``harness`` beside
+    this interpreter): its wall seconds and its rows as a pandas frame. Exits with the
+    harness's output when it fails."""
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    for path in (out, out.with_suffix(".meta.json"), out.with_suffix(".log")):
+        path.unlink(missing_ok=True)
+    harness = Path(sys.executable).with_name("harness")
+    command = [str(harness), "run", "-q", "-b", spec, "--out", str(out), str(data)]
+    start = perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    wall = perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"harness run failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return wall, pd.read_csv(out)
 
 
 # --- datasets ------------------------------------------------------------------------------

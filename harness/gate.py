@@ -4,24 +4,33 @@ Rules, applied per backend x dataset, in this order:
 
 1. **Wrong answers or errors.** Any WRONG, ERROR or MEMOUT row in the new run fails (exit 2).
 2. **Fewer solved.** Fewer SOLVED-or-UNSAT (answered) puzzles than the baseline fails, and so
-   does a backend x dataset the baseline has and the new run lacks (exit 1).
-3. **Counters.** For deterministic backends, every puzzle's ``nodes``, ``guesses``,
+   does a backend x dataset the baseline has and the new run lacks (exit 1), unless
+   ``only_common`` (then only the backends, datasets and puzzles of both runs are judged) or
+   the new run was not asked to run that backend (``harness run --baseline``).
+3. **Counters.** For deterministic backends, every row's ``nodes``, ``guesses``,
    ``backtracks`` and native counts (native columns that are not times) must equal the
-   baseline's, or differ by at most ``tolerance`` (relative) (exit 1).
-4. **Time.** The median solve time over the puzzles both runs answered fails only when it is
-   both large (new median / baseline median > ``time_ratio``, default 1.25) and significant:
-   a one-sided Wilcoxon signed-rank test on the per-puzzle pairs (the same puzzles in both
-   runs, so the paired test is the right one; a Mann-Whitney U test would ignore the pairing)
-   gives p < ``alpha`` (default 0.01). Small wobbles pass (exit 1 otherwise).
+   baseline's row of the same puzzle and repeat (a repeat the baseline lacks is compared
+   with its first), or differ by at most ``tolerance`` (relative) (exit 1): one changed
+   repeat out of five is a change. Rows answered in both runs are compared.
+4. **Time.** Times are first divided by each run's calibration (a fixed workload timed at
+   the run's start and end, in its ``.meta.json``), so a baseline made on a slower or busier
+   day compares fairly. When the two runs' machines differ (CPU model, core count, Python
+   version) time is not judged at all, unless asked (``--compare-time-anyway``). The median
+   solve time over the puzzles both runs answered fails only when it is both large (new
+   median / baseline median > ``time_ratio``, default 1.25) and significant: a one-sided
+   Wilcoxon signed-rank test on the per-puzzle pairs (the same puzzles in both runs, so the
+   paired test is the right one; a Mann-Whitney U test would ignore the pairing) gives
+   p < ``alpha`` (default 0.01). Small wobbles pass (exit 1 otherwise).
 
-With ``--repeat`` the repeats of a puzzle are first reduced to their median. Datasets match
-by file name when that is unambiguous (see :func:`same_dataset_names`).
+With ``--repeat`` the repeats of a puzzle are reduced to their median for rules 2 and 4.
+Datasets match by file name when that is unambiguous (see :func:`same_dataset_names`).
+Exit codes are :class:`harness.exit_codes.CheckExit`.
 """
 
 from __future__ import annotations
 
-import json
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,11 +38,11 @@ import pandas as pd
 
 from backends import REGISTRY
 from backends.base import COUNTERS, Status
-from harness import tables
-from harness.provenance import meta_path_for
-from harness.results import BASE_COLUMNS
+from harness import provenance, tables
+from harness.exit_codes import CheckExit
+from harness.results import BASE_COLUMNS, read_results
 
-EXIT_OK, EXIT_REGRESSION, EXIT_WRONG = 0, 1, 2
+EXIT_OK, EXIT_REGRESSION, EXIT_WRONG = CheckExit.OK, CheckExit.REGRESSION, CheckExit.WRONG
 BAD = (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value)
 PAIR_KEYS = ["dataset", "line", "puzzle", "backend"]
 
@@ -51,15 +60,16 @@ class Finding:
 @dataclass
 class GateResult:
     findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # how time was judged, what was left out
 
     @property
-    def exit_code(self) -> int:
+    def exit_code(self) -> CheckExit:
         verdicts = {f.verdict for f in self.findings}
         if "WRONG" in verdicts:
-            return EXIT_WRONG
+            return CheckExit.WRONG
         if "REGRESSION" in verdicts:
-            return EXIT_REGRESSION
-        return EXIT_OK
+            return CheckExit.REGRESSION
+        return CheckExit.OK
 
     def markdown(self) -> str:
         header = "| backend | dataset | check | baseline | new | verdict |\n" + "|---" * 6 + "|"
@@ -68,20 +78,28 @@ class GateResult:
             f"{'**' + f.verdict + '**' if f.verdict in ('REGRESSION', 'WRONG') else f.verdict} |"
             for f in self.findings
         ]
-        verdict = {EXIT_OK: "holds", EXIT_REGRESSION: "REGRESSION", EXIT_WRONG: "WRONG ANSWERS"}
-        return "\n".join([f"**harness check: {verdict[self.exit_code]}**", "", header, *lines])
+        verdict = {
+            CheckExit.OK: "holds",
+            CheckExit.REGRESSION: "REGRESSION",
+            CheckExit.WRONG: "WRONG ANSWERS",
+        }
+        notes = [f"- {note}" for note in self.notes]
+        head = [f"**harness check: {verdict[self.exit_code]}**", ""]
+        return "\n".join([*head, *notes, *([""] if notes else []), header, *lines])
 
 
 def deterministic_specs(csv_path: Path) -> dict[str, bool]:
     """Which backend specs are deterministic: from the run's metadata, else the registry."""
+    return _deterministic_in(provenance.read_meta(csv_path))
+
+
+def _deterministic_in(meta: dict | None) -> dict[str, bool]:
     known: dict[str, bool] = {}
-    meta = meta_path_for(csv_path)
-    if meta.exists():
-        try:
-            for entry in json.loads(meta.read_text()).get("backends", []):
-                known[entry["spec"]] = bool(entry.get("deterministic", False))
-        except (OSError, ValueError, KeyError, TypeError):
-            known = {}
+    try:
+        for entry in (meta or {}).get("backends", []):
+            known[entry["spec"]] = bool(entry.get("deterministic", False))
+    except (AttributeError, KeyError, TypeError):
+        return {}
     return known
 
 
@@ -138,6 +156,19 @@ def same_dataset_names(
     )
 
 
+def _groups(frame: pd.DataFrame) -> set[tuple[str, str]]:
+    return set(map(tuple, frame[["backend", "dataset"]].drop_duplicates().values))
+
+
+def _common_only(
+    baseline: pd.DataFrame, new: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    """Both runs cut to the (backend, puzzle) rows present in both; how many rows were cut."""
+    keys = baseline[PAIR_KEYS].drop_duplicates().merge(new[PAIR_KEYS].drop_duplicates())
+    old, cur = baseline.merge(keys, on=PAIR_KEYS), new.merge(keys, on=PAIR_KEYS)
+    return old, cur, len(baseline) - len(old) + len(new) - len(cur)
+
+
 def compare(
     baseline: pd.DataFrame,
     new: pd.DataFrame,
@@ -146,97 +177,170 @@ def compare(
     time_ratio: float = 1.25,
     alpha: float = 0.01,
     compare_time: bool = True,
+    time_scale: float = 1.0,
+    only_common: bool = False,
+    scope: Collection[str] | None = None,
 ) -> GateResult:
     """Apply the rules to two runs' rows; see the module docstring.
 
-    ``compare_time=False`` skips rule 4, for runs made on different machines (CI against a
-    committed baseline), where only answers and deterministic counters are comparable.
+    ``compare_time=False`` skips rule 4, for runs made on different machines.
+    ``time_scale`` is the new run's calibration over the baseline's: new times are divided
+    by it. ``scope``, when given, names the backends the new run was asked to run: a
+    baseline backend outside it is reported as not run, not as missing.
     """
-    from scipy.stats import wilcoxon
-
     known = deterministic or {}
     result = GateResult()
     baseline, new = same_dataset_names(baseline, new)
+    if only_common:
+        baseline, new, cut = _common_only(baseline, new)
+        if cut:
+            result.notes.append(f"--only-common: {cut} row(s) not in both runs left out")
     old_p, new_p = tables.per_puzzle(baseline), tables.per_puzzle(new)
-    groups = sorted(
-        set(map(tuple, old_p[["backend", "dataset"]].drop_duplicates().values))
-        | set(map(tuple, new_p[["backend", "dataset"]].drop_duplicates().values))
-    )
-    for backend, dataset in groups:
-        old = old_p[(old_p.backend == backend) & (old_p.dataset == dataset)]
-        cur = new_p[(new_p.backend == backend) & (new_p.dataset == dataset)]
+    for backend, dataset in sorted(_groups(baseline) | _groups(new)):
 
-        def add(check: str, base: str, now: str, verdict: str, b=backend, d=dataset) -> None:
-            result.findings.append(Finding(b, d, check, base, now, verdict))
+        def part(frame: pd.DataFrame, b: str = backend, d: str = dataset) -> pd.DataFrame:
+            return frame[(frame.backend == b) & (frame.dataset == d)]
 
-        bad = cur[cur.status.isin(BAD)]
-        if len(bad):
-            first = bad.iloc[0]
-            add(
+        old, cur = part(old_p), part(new_p)
+        findings, in_both = _answers(old, cur, scope is not None and backend not in scope)
+        if in_both and _is_deterministic(backend, known):
+            findings += _counter_findings(part(baseline), part(new), tolerance)
+        if in_both and compare_time:
+            pairs = old.merge(cur, on=PAIR_KEYS, suffixes=("_old", "_new"))
+            finding = _time_finding(pairs, time_scale, time_ratio, alpha)
+            findings += [finding] if finding is not None else []
+        result.findings += [Finding(backend, dataset, *f) for f in findings]
+    return result
+
+
+Row = tuple[str, str, str, str]  # check, baseline, new, verdict
+
+
+def _answers(old: pd.DataFrame, cur: pd.DataFrame, not_run: bool) -> tuple[list[Row], bool]:
+    """Rules 1 and 2 for one backend x dataset, and whether both runs have it at all."""
+    findings: list[Row] = []
+    bad = cur[cur.status.isin(BAD)]
+    if len(bad):
+        first = bad.iloc[0]
+        findings.append(
+            (
                 "wrong/errors",
                 str(int(old.status.isin(BAD).sum())),
                 f"{len(bad)} (line {first.line}: {first.status} {first.message})",
                 "WRONG",
             )
-        if cur.empty:
-            add("present", f"{len(old)} puzzles", "missing", "REGRESSION")
-            continue
-        if old.empty:
-            add("present", "missing", f"{len(cur)} puzzles", "info")
-            continue
-        answered_old = int(old.status.isin(tables.ANSWERED).sum())
-        answered_new = int(cur.status.isin(tables.ANSWERED).sum())
-        verdict = (
-            "REGRESSION"
-            if answered_new < answered_old
-            else "improved"
-            if answered_new > answered_old
-            else "ok"
         )
-        add("answered", f"{answered_old}/{len(old)}", f"{answered_new}/{len(cur)}", verdict)
+    if cur.empty:
+        return [*findings, ("present", f"{len(old)} puzzles", *_missing(not_run))], False
+    if old.empty:
+        return [*findings, ("present", "missing", f"{len(cur)} puzzles", "info")], False
+    answered_old = int(old.status.isin(tables.ANSWERED).sum())
+    answered_new = int(cur.status.isin(tables.ANSWERED).sum())
+    verdict = (
+        "REGRESSION"
+        if answered_new < answered_old
+        else "improved"
+        if answered_new > answered_old
+        else "ok"
+    )
+    counts = (f"{answered_old}/{len(old)}", f"{answered_new}/{len(cur)}")
+    return [*findings, ("answered", *counts, verdict)], True
 
-        pairs = old.merge(cur, on=PAIR_KEYS, suffixes=("_old", "_new"))
-        if _is_deterministic(backend, known):
-            for column in counter_columns(new):
-                if f"{column}_old" not in pairs or f"{column}_new" not in pairs:
-                    continue
-                a, b = pairs[f"{column}_old"], pairs[f"{column}_new"]
-                both = a.notna() & b.notna()
-                limit = tolerance * a[both].abs()
-                changed = pairs[both][(a[both] - b[both]).abs() > limit]
-                lost = pairs[a.notna() != b.notna()]
-                if len(changed) or len(lost):
-                    row = changed.iloc[0] if len(changed) else lost.iloc[0]
-                    add(
-                        column,
-                        f"total {_fmt(a.sum())}",
-                        f"total {_fmt(b.sum())}; {len(changed) + len(lost)} puzzle(s) differ, "
-                        f"first line {row.line}: {_fmt(row[column + '_old'])} -> "
-                        f"{_fmt(row[column + '_new'])}",
-                        "REGRESSION",
-                    )
-                elif both.any():
-                    add(column, f"total {_fmt(a.sum())}", f"total {_fmt(b.sum())}", "ok")
-        answered = pairs[
-            pairs.status_old.isin(tables.ANSWERED) & pairs.status_new.isin(tables.ANSWERED)
-        ]
-        if len(answered) and compare_time:
-            t_old, t_new = answered.solve_s_old, answered.solve_s_new
-            m_old, m_new = t_old.median(), t_new.median()
-            ratio = m_new / m_old if m_old > 0 else math.inf
-            diffs = (t_new - t_old).to_numpy()
-            if len(answered) >= 5 and (diffs != 0).any():
-                p = float(wilcoxon(t_new, t_old, alternative="greater").pvalue)
-            else:
-                p = 1.0  # too few pairs to call anything significant
-            slow = ratio > time_ratio and p < alpha
-            add(
-                "median solve ms",
-                _fmt(m_old * 1000),
-                f"{_fmt(m_new * 1000)} (x{ratio:.3g}, p={p:.2g}, {len(answered)} pairs)",
-                "REGRESSION" if slow else "ok",
+
+def _missing(not_run: bool) -> tuple[str, str]:
+    return ("not run", "info") if not_run else ("missing", "REGRESSION")
+
+
+def _counter_findings(old: pd.DataFrame, new: pd.DataFrame, tolerance: float) -> list[Row]:
+    """Rule 3 for one backend x dataset: each counter compared row by row, per repeat."""
+    columns = counter_columns(new)
+    first = old.groupby(PAIR_KEYS)["repeat"].min().rename("_first").reset_index()
+    new = new.merge(first, on=PAIR_KEYS, how="left")
+    known = set(map(tuple, old[[*PAIR_KEYS, "repeat"]].values))
+    in_old = [tuple(k) in known for k in new[[*PAIR_KEYS, "repeat"]].values]
+    new = new.assign(_repeat=new["repeat"].where(in_old, new["_first"]))
+    pairs = old.assign(_repeat=old["repeat"]).merge(
+        new, on=[*PAIR_KEYS, "_repeat"], suffixes=("_old", "_new")
+    )
+    pairs = pairs[(pairs.status_old == pairs.status_new) & pairs.status_new.isin(tables.ANSWERED)]
+    findings: list[Row] = []
+    for column in columns:
+        if f"{column}_old" not in pairs or f"{column}_new" not in pairs:
+            continue
+        a, b = pairs[f"{column}_old"], pairs[f"{column}_new"]
+        both = a.notna() & b.notna()
+        changed = pairs[both & ((a - b).abs() > tolerance * a.abs())]
+        lost = pairs[a.notna() != b.notna()]
+        if len(changed) or len(lost):
+            row = changed.iloc[0] if len(changed) else lost.iloc[0]
+            findings.append(
+                (
+                    column,
+                    f"total {_fmt(a.sum())}",
+                    f"total {_fmt(b.sum())}; {len(changed) + len(lost)} row(s) differ, "
+                    f"first line {row.line} repeat {row.repeat_new}: "
+                    f"{_fmt(row[column + '_old'])} -> {_fmt(row[column + '_new'])}",
+                    "REGRESSION",
+                )
             )
-    return result
+        elif both.any():
+            findings.append((column, f"total {_fmt(a.sum())}", f"total {_fmt(b.sum())}", "ok"))
+    return findings
+
+
+def _time_finding(pairs: pd.DataFrame, scale: float, time_ratio: float, alpha: float) -> Row | None:
+    """Rule 4 for one backend x dataset's per-puzzle pairs; None when none was answered twice."""
+    from scipy.stats import wilcoxon
+
+    answered = pairs[
+        pairs.status_old.isin(tables.ANSWERED) & pairs.status_new.isin(tables.ANSWERED)
+    ]
+    if not len(answered):
+        return None
+    t_old, t_new = answered.solve_s_old, answered.solve_s_new / scale
+    m_old, m_new = t_old.median(), t_new.median()
+    ratio = m_new / m_old if m_old > 0 else math.inf
+    diffs = (t_new - t_old).to_numpy()
+    if len(answered) >= 5 and (diffs != 0).any():
+        p = float(wilcoxon(t_new, t_old, alternative="greater").pvalue)
+    else:
+        p = 1.0  # too few pairs to call anything significant
+    slow = ratio > time_ratio and p < alpha
+    check = "median solve ms" if scale == 1.0 else "median solve ms (calibrated)"
+    return (
+        check,
+        _fmt(m_old * 1000),
+        f"{_fmt(m_new * 1000)} (x{ratio:.3g}, p={p:.2g}, {len(answered)} pairs)",
+        "REGRESSION" if slow else "ok",
+    )
+
+
+def time_judgement(
+    old_meta: dict | None, new_meta: dict | None, anyway: bool
+) -> tuple[bool, float, list[str]]:
+    """Whether to judge time, the factor to divide new times by, and notes saying why."""
+    old_meta, new_meta = old_meta or {}, new_meta or {}
+    differ = provenance.machine_differences(old_meta, new_meta)
+    if differ and not anyway:
+        return (
+            False,
+            1.0,
+            [
+                f"the machines differ ({'; '.join(differ)}): time not judged, only answers "
+                "and counters (--compare-time-anyway judges it)"
+            ],
+        )
+    notes = [f"the machines differ ({'; '.join(differ)}); time judged as asked"] if differ else []
+    old_cal, new_cal = provenance.calibration_of(old_meta), provenance.calibration_of(new_meta)
+    if old_cal is None or new_cal is None:
+        notes.append("no calibration in both runs' metadata: times compared as measured")
+        return True, 1.0, notes
+    scale = new_cal / old_cal
+    notes.append(
+        f"times divided by each run's calibration ({_fmt(old_cal * 1e3)} ms -> "
+        f"{_fmt(new_cal * 1e3)} ms, x{scale:.3g})"
+    )
+    return True, scale, notes
 
 
 def check_files(
@@ -246,10 +350,24 @@ def check_files(
     time_ratio: float = 1.25,
     alpha: float = 0.01,
     compare_time: bool = True,
+    compare_time_anyway: bool = False,
+    only_common: bool = False,
+    scope: Collection[str] | None = None,
 ) -> GateResult:
-    """Load two results CSVs and compare them."""
-    known = {**deterministic_specs(baseline), **deterministic_specs(new)}
-    return compare(
+    """Check and load two results CSVs and their metadata, and compare them.
+
+    Raises :class:`harness.results.ResultsError`, naming the file and line, for a CSV that
+    is not a well-formed results CSV.
+    """
+    for path in (baseline, new):
+        read_results(path)  # every row checked: a malformed file is one clear line
+    old_meta, new_meta = provenance.read_meta(baseline), provenance.read_meta(new)
+    notes = ["time not judged (--ignore-time)"]
+    scale = 1.0
+    if compare_time:
+        compare_time, scale, notes = time_judgement(old_meta, new_meta, compare_time_anyway)
+    known = {**_deterministic_in(old_meta), **_deterministic_in(new_meta)}
+    result = compare(
         tables.load(baseline),
         tables.load(new),
         known,
@@ -257,4 +375,9 @@ def check_files(
         time_ratio,
         alpha,
         compare_time,
+        scale,
+        only_common,
+        scope,
     )
+    result.notes[:0] = notes
+    return result

@@ -3,7 +3,9 @@
 It records what a reader needs to trust or repeat a run: the command line, the project's
 version and git SHA, Python and every solver package's version, the CPU model, core count
 and OS, the limits, the seed, jobs, repeats, the datasets (with their SHA-256), the
-backends with their availability, skipped input lines, and the start and end times.
+backends with their availability, skipped input lines, the start and end times, and a
+calibration: a short fixed workload timed at the run's start and end, by which the gate
+divides solve times so that runs on a faster or busier machine stay comparable.
 """
 
 from __future__ import annotations
@@ -12,12 +14,17 @@ import hashlib
 import json
 import os
 import platform
+import stat
+import statistics
 import subprocess
 import sys
+import tempfile
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 #: Distributions whose versions every metadata file records (absent ones as null).
 PACKAGES: tuple[str, ...] = (
@@ -93,10 +100,14 @@ def machine() -> dict[str, Any]:
 
 
 def file_sha256(path: str) -> str | None:
+    """The SHA-256 of a regular file; None for stdin, a FIFO, a pipe or a device, which a
+    second opening would block on or find empty (the readers have already read them)."""
     if path == "-":
         return None
     digest = hashlib.sha256()
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
         with open(path, "rb") as f:
             for block in iter(lambda: f.read(1 << 20), b""):
                 digest.update(block)
@@ -124,8 +135,94 @@ def environment() -> dict[str, Any]:
     }
 
 
+def replace_atomically(path: Path, write: Callable[[IO[str]], None]) -> None:
+    """Write ``path`` through a temporary file beside it, then rename it into place.
+
+    The temporary file gets a fresh unique name, created with ``O_EXCL`` (so a symlink
+    planted at that name is never followed), and the file keeps the usual permissions.
+    """
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
+            write(f)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def write_json(path: Path, data: dict[str, Any]) -> None:
     """Write atomically, so a killed run never leaves half a metadata file."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
-    os.replace(tmp, path)
+    text = json.dumps(data, indent=2, sort_keys=False, default=str) + "\n"
+    replace_atomically(path, lambda f: f.write(text))
+
+
+def _queens(n: int, row: int = 0, cols: int = 0, left: int = 0, right: int = 0) -> int:
+    """Solutions of the n-queens puzzle: recursion and bit operations, as in a solver."""
+    if row == n:
+        return 1
+    count = 0
+    free = ~(cols | left | right) & ((1 << n) - 1)
+    while free:
+        bit = free & -free
+        free ^= bit
+        count += _queens(n, row + 1, cols | bit, (left | bit) << 1, (right | bit) >> 1)
+    return count
+
+
+def _calibration_workload() -> int:
+    """The fixed workload (~0.5 ms here): 8-queens and some dictionary updates."""
+    counts: dict[int, int] = {}
+    for i in range(2000):
+        counts[i % 81] = counts.get(i % 81, 0) + (i & 7)
+    return _queens(8) + sum(counts.values())
+
+
+#: What :func:`calibrate` times, recorded in the metadata so that runs compare like with like.
+CALIBRATION_WORKLOAD = "8-queens + 2000 dict updates, median of 15"
+
+
+def calibrate(repeats: int = 15) -> float:
+    """Median seconds of the fixed calibration workload in this process (~10 ms in all)."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        _calibration_workload()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def calibration_of(meta: dict[str, Any]) -> float | None:
+    """The seconds a run's calibration took (mean of its start and end), or None if absent."""
+    entry = meta.get("calibration")
+    if not isinstance(entry, dict) or entry.get("workload") != CALIBRATION_WORKLOAD:
+        return None
+    points = [entry.get(k) for k in ("start_s", "end_s")]
+    values = [float(v) for v in points if isinstance(v, (int, float)) and v > 0]
+    return sum(values) / len(values) if values else None
+
+
+def machine_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """How two runs' machines differ, as "what old -> new" (CPU model, cores, Python)."""
+    fields = {
+        "CPU": lambda m: m.get("machine", {}).get("cpu_model"),
+        "cores": lambda m: m.get("machine", {}).get("cpu_count"),
+        "Python": lambda m: m.get("python", {}).get("version"),
+    }
+    return [  # a field one run does not record (an older metadata file) is not a difference
+        f"{name} {get(old)} -> {get(new)}"
+        for name, get in fields.items()
+        if None not in (get(old), get(new)) and get(old) != get(new)
+    ]
+
+
+def read_meta(csv_path: Path) -> dict[str, Any] | None:
+    """The metadata beside ``csv_path``, or None when it is absent or unreadable."""
+    try:
+        data = json.loads(meta_path_for(csv_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None

@@ -32,14 +32,14 @@ import csv
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from backends.base import Status
 from backends.errors import SudokuError
 from backends.logic import LogicOutcome, solve_puzzle
 from backends.puzzle import Puzzle
 from backends.strategies import GUESS_LEVEL
-from harness.readers import PuzzleRecord, read_puzzles
+from harness.readers import PuzzleRecord, ReadResult, read_puzzles, read_text
 
 #: Difficulty tiers, easiest first; index = level (4: needs a guess).
 TIERS: tuple[str, ...] = ("easy", "medium", "hard", "expert", "needs-guess")
@@ -198,13 +198,14 @@ def tiers_of(
 # --------------------------------------------------------------------------- explain
 
 
-def load_puzzle(arg: str) -> Puzzle:
-    """A puzzle from a command-line argument: its one-line text, or ``FILE:LINE`` (1-based
-    line of the file where the puzzle starts). Raises :class:`SudokuError` naming the problem.
+def load_puzzle(arg: str, stdin: TextIO | None = None) -> Puzzle:
+    """A puzzle from a command-line argument: its text (one line, or a grid's lines), ``-``
+    for the one puzzle on standard input, or ``FILE:LINE`` (``-:LINE``) for the puzzle that
+    starts at that 1-based line. Raises :class:`SudokuError` naming the problem.
     """
     path, sep, line = arg.rpartition(":")
-    if sep and line.isdigit() and Path(path).is_file():
-        result = read_puzzles(path)
+    if sep and line.isdigit() and (path == "-" or _is_file(path)):
+        result = read_puzzles(path, stdin)
         for record in result.records:
             if record.line == int(line):
                 return record.puzzle
@@ -212,9 +213,32 @@ def load_puzzle(arg: str) -> Puzzle:
             if bad.line == int(line):
                 raise SudokuError(str(bad))
         raise SudokuError(f"no puzzle starts at line {line} of {path}")
-    if Path(arg).is_file():
+    if arg == "-":
+        return _only_puzzle(read_puzzles(arg, stdin), "standard input", "-:LINE")
+    if _is_file(arg):
         raise SudokuError(f"{arg} is a file; name one puzzle as {arg}:LINE")
+    if "\n" in arg:
+        return _only_puzzle(read_text(arg, "puzzle"), "the puzzle text", "one puzzle")
     return Puzzle.parse(arg)
+
+
+def _is_file(path: str) -> bool:
+    """Whether ``path`` names a file; False for what cannot be a path (too long, a NUL)."""
+    try:
+        return Path(path).is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _only_puzzle(result: ReadResult, source: str, instead: str) -> Puzzle:
+    """The one puzzle read from ``source``; its first bad line, or a count, if not one."""
+    if len(result.records) == 1 and not result.bad:
+        return result.records[0].puzzle
+    if result.bad:
+        raise SudokuError(str(result.bad[0]))
+    if not result.records:
+        raise SudokuError(f"no puzzle found in {source}")
+    raise SudokuError(f"{source} holds {len(result.records)} puzzles; give {instead}")
 
 
 def explain_lines(puzzle: Puzzle, time_limit: float | None = DEFAULT_TIME_LIMIT) -> list[str]:

@@ -33,19 +33,33 @@ backtracks      dead ends; empty when not counted
 message         why a row is not SOLVED/UNSAT (error text, checker's reason, ...)
 <native>        each backend's native statistics under their own names, after the above
 ==============  ============================================================================
+
+Text that a spreadsheet would run as a formula (a cell beginning with ``=``, ``+``, ``-``,
+``@``, a tab or a carriage return, such as a dataset named ``=HYPERLINK(...).txt`` or a
+backend message) is written with a leading ``'``, as OWASP recommends for CSV injection; a
+number (``-1.5``) and a lone ``-`` (stdin) are left as they are, and a text that already
+begins with ``'`` before one of those characters gets one more. :func:`read_rows` and
+:func:`harness.tables.load` take the ``'`` off again, so ``harness check`` sees the raw value;
+pandas' own ``read_csv`` shows it with the ``'``.
+
+One run writes a CSV at a time: :func:`exclusive` holds an ``fcntl`` lock on
+``<csv>.lock`` while a run writes it, and a second run on the same file is refused.
 """
 
 from __future__ import annotations
 
 import csv
+import fcntl
 import io
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from backends.base import COUNTERS, Status
 from backends.errors import SudokuError
+from harness.provenance import replace_atomically
 
 #: The measured columns, each a number (or empty): phase times and peak memory.
 MEASURE_COLUMNS: tuple[str, ...] = (
@@ -79,7 +93,19 @@ BASE_COLUMNS: tuple[str, ...] = (
 #: What identifies one measurement; ``--resume`` skips keys already in the CSV.
 KEY_COLUMNS: tuple[str, ...] = ("dataset", "line", "puzzle", "backend", "repeat")
 #: Columns without which a file is not a results CSV the harness can resume or compare.
-REQUIRED_COLUMNS: tuple[str, ...] = (*KEY_COLUMNS, "limit", "status")
+REQUIRED_COLUMNS: tuple[str, ...] = (*KEY_COLUMNS, "limit", "status", "solve_s")
+#: Columns that hold a whole number in every row, and columns that hold a number or nothing.
+INTEGER_COLUMNS: tuple[str, ...] = ("line", "repeat", "limit")
+NUMBER_COLUMNS: tuple[str, ...] = (
+    "size",
+    "givens",
+    "jobs",
+    "solutions",
+    *MEASURE_COLUMNS,
+    *COUNTERS,
+)
+#: The first characters that make a spreadsheet read a cell as a formula (OWASP).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 class ResultsError(SudokuError):
@@ -94,18 +120,41 @@ def require_columns(path: Path | str, header: Iterable[str]) -> None:
 
 
 def read_results(path: Path | str) -> tuple[list[str], list[dict[str, str]]]:
-    """Header and rows of a results CSV (an empty file has neither).
+    """Header and rows of a results CSV (an empty file has neither), every row checked.
 
-    Raises :class:`ResultsError`, naming the file, when it cannot be read or is not a
-    results CSV.
+    Raises :class:`ResultsError`, naming the file (and the line, for a bad row), when it
+    cannot be read, is not a results CSV, or has a row with too few or too many fields, an
+    unknown status, or text where a number belongs.
     """
     try:
-        header, rows = read_rows(Path(path))
+        header, rows = read_rows(Path(path), strict=True)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise ResultsError(f"{path}: cannot read it: {exc}") from None
     if header:
         require_columns(path, header)
+    for number, row in enumerate(rows, start=2):
+        problem = _row_problem(row)
+        if problem:
+            raise ResultsError(f"{path}:{number}: {problem}")
     return header, rows
+
+
+def _row_problem(row: Mapping[str, str]) -> str | None:
+    """What is wrong with one row read from a results CSV, or None."""
+    statuses = {s.value for s in Status}
+    if row.get("status") not in statuses:
+        return f"unknown status {row.get('status')!r}; expected one of {', '.join(statuses)}"
+    for column in INTEGER_COLUMNS:
+        if not row.get(column, "").isdigit():
+            return f"{column} is {row.get(column)!r}, not a whole number"
+    for column in NUMBER_COLUMNS:
+        value = row.get(column) or ""
+        try:
+            if value:
+                float(value)
+        except ValueError:
+            return f"{column} is {value!r}, not a number"
+    return None
 
 
 def check_resumable(path: Path, limit: int) -> tuple[list[str], list[dict[str, str]]]:
@@ -146,14 +195,85 @@ def _format(value: Any) -> str:
     return str(value)
 
 
-def read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
-    """Header and rows of a results CSV; a torn last line (killed mid-write) is dropped."""
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _needs_quote(text: str) -> bool:
+    if text.startswith("'"):
+        return _needs_quote(text[1:])  # so that the quote taken off on reading is ours
+    return text.startswith(FORMULA_STARTS) and text != "-" and not _is_number(text)
+
+
+def escape_cell(text: str) -> str:
+    """``text`` as written to the CSV: a leading ``'`` when a spreadsheet would run it."""
+    return "'" + text if _needs_quote(text) else text
+
+
+def unescape_cell(text: str) -> str:
+    """The raw value of a cell :func:`escape_cell` wrote."""
+    return text[1:] if text.startswith("'") and _needs_quote(text[1:]) else text
+
+
+def read_rows(path: Path, strict: bool = False) -> tuple[list[str], list[dict[str, str]]]:
+    """Header and rows of a results CSV; a torn last line (killed mid-write) is dropped.
+
+    Cells are unescaped (see :func:`unescape_cell`). With ``strict``, a row with more or
+    fewer fields than the header raises :class:`ResultsError` naming its line.
+    """
     text = path.read_text(encoding="utf-8")
     if text and not text.endswith("\n"):
         text = text[: text.rfind("\n") + 1]
-    reader = csv.DictReader(io.StringIO(text))
-    header = list(reader.fieldnames or [])
-    return header, [dict(r) for r in reader]
+    reader = csv.reader(io.StringIO(text))
+    header = [unescape_cell(c) for c in next(reader, [])]
+    rows = []
+    for fields in reader:
+        if len(fields) != len(header) and strict:
+            raise ResultsError(
+                f"{path}:{reader.line_num}: {len(fields)} field(s), the header has {len(header)}"
+            )
+        fields += [""] * (len(header) - len(fields))  # a short row reads as empty cells
+        rows.append({c: unescape_cell(v) for c, v in zip(header, fields, strict=False)})
+    return header, rows
+
+
+@contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (through ``<path>.lock``) while a run writes it.
+
+    Raises :class:`ResultsError` at once when another run holds it. The lock file is
+    removed on release; a run that locked a lock file just removed tries again.
+    """
+    lock = path.with_name(path.name + ".lock")
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise ResultsError(
+                f"{path} is being written by another run (pid {holder}); "
+                "wait for it to finish, or choose another --out"
+            ) from None
+        try:
+            still_there = os.stat(lock, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            still_there = False
+        if still_there:
+            break
+        os.close(fd)
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+        os.close(fd)
 
 
 class RowWriter:
@@ -188,23 +308,34 @@ class RowWriter:
 
     def write(self, row: Mapping[str, Any]) -> None:
         text = {c: _format(row.get(c)) for c in self.columns}
-        self._writer.writerow(text)
+        self._writer.writerow({c: escape_cell(v) for c, v in text.items()})
         self._file.flush()
         self.done.add(row_key(text))
         self.rows.append(text)
 
-    def cross_check(self) -> int:
+    def cross_check(self, settle: Settle | None = None) -> int:
         """Apply :func:`cross_check` to every row of the file; rewrite it if any changed.
 
         Returns how many rows became WRONG. The rows are held in memory, so this costs no
         re-reading of the file.
         """
-        changed = cross_check(self.rows)
+        changed = cross_check(self.rows, settle)
         if changed:
             self._file.close()
             _rewrite(self.path, self.columns, self.rows)
             self._open()
         return changed
+
+    def add_columns(self, names: Iterable[str]) -> None:
+        """Widen the header with ``names`` it lacks (native statistics first met during the
+        run, from a ``cmd:`` solver): the file is rewritten once, atomically; earlier rows
+        keep empty cells there."""
+        new = [name for name in names if name not in self.columns]
+        if new:
+            self.columns = [*self.columns, *new]
+            self._file.close()
+            _rewrite(self.path, self.columns, self.rows)
+            self._open()
 
     def close(self) -> None:
         self._file.close()
@@ -227,21 +358,30 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 def _rewrite(path: Path, columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, list(columns), extrasaction="ignore")
-        writer.writeheader()
+    def write(f: io.TextIOBase) -> None:
+        writer = csv.writer(f)
+        writer.writerow([escape_cell(c) for c in columns])
         for row in rows:
-            writer.writerow({c: row.get(c, "") for c in columns})
-    os.replace(tmp, path)
+            writer.writerow([escape_cell(_format(row.get(c))) for c in columns])
+
+    replace_atomically(path, write)
 
 
-def cross_check(rows: list[dict[str, str]]) -> int:
+#: Settles a disputed count: (puzzle text, the solution both sides found) -> a checked
+#: second solution's text, or None when that one is the only solution; raises
+#: :class:`harness.dispute.Unsettled` when it cannot tell in time.
+Settle = Callable[[str, str], str | None]
+
+
+def cross_check(rows: list[dict[str, str]], settle: Settle | None = None) -> int:
     """Mark as WRONG every claim another backend's *checked* answer refutes; return how many.
 
     Within one (dataset, line, puzzle, limit): a checked SOLVED row refutes every UNSAT
     row; two SOLVED rows with different checked solutions prove at least two solutions, so
-    a row that claims exactly one solution under limit 2 is refuted. Rows are changed in place.
+    a row that claims exactly one solution under limit 2 is refuted. When, under limit 2,
+    one row claims one solution and another two with the same grid, ``settle`` decides:
+    a second solution refutes the claims of one, its absence the claims of two. Rows are
+    changed in place.
     """
 
     def group_of(row: dict[str, str]) -> tuple[str, ...]:
@@ -262,28 +402,65 @@ def cross_check(rows: list[dict[str, str]]) -> int:
             groups.setdefault(key, []).append(row)
     changed = 0
     for group in groups.values():
-        solved = [r for r in group if r["status"] == Status.SOLVED]
-        if not solved:
-            continue
-        witness = solved[0]
-        distinct = {r["solution"] for r in solved}
-        for row in group:
-            reason = ""
-            if row["status"] == Status.UNSAT:
-                reason = f"claimed UNSAT, but {witness['backend']} found a checked solution"
-            elif (
-                row["status"] == Status.SOLVED
-                and str(row["limit"]) == "2"
-                and str(row["solutions"]) == "1"
-                and len(distinct) > 1
-            ):
-                other = next(r for r in solved if r["solution"] != row["solution"])
-                reason = (
-                    f"claimed a unique solution, but {other['backend']} found a different "
-                    "checked one"
-                )
-            if reason:
-                row["status"] = Status.WRONG
-                row["message"] = reason
-                changed += 1
+        changed += _refute(group)
+        if settle is not None:
+            changed += _settle(group, settle)
     return changed
+
+
+def _refute(group: list[dict[str, str]]) -> int:
+    """Mark the claims of one group that its checked solutions refute; return how many."""
+    solved = [r for r in group if r["status"] == Status.SOLVED]
+    if not solved:
+        return 0
+    witness = solved[0]
+    distinct = {r["solution"] for r in solved}
+    changed = 0
+    for row in group:
+        reason = ""
+        if row["status"] == Status.UNSAT:
+            reason = f"claimed UNSAT, but {witness['backend']} found a checked solution"
+        elif _claims(row, "1") and len(distinct) > 1:
+            other = next(r for r in solved if r["solution"] != row["solution"])
+            reason = (
+                f"claimed a unique solution, but {other['backend']} found a different checked one"
+            )
+        if reason:
+            row["status"] = Status.WRONG
+            row["message"] = reason
+            changed += 1
+    return changed
+
+
+def _claims(row: Mapping[str, str], count: str) -> bool:
+    return (
+        row["status"] == Status.SOLVED
+        and str(row["limit"]) == "2"
+        and str(row["solutions"]) == count
+    )
+
+
+def _settle(group: list[dict[str, str]], settle: Settle) -> int:
+    """Settle one group's dispute (claims of one and of two, one same grid); how many fell."""
+    ones = [r for r in group if _claims(r, "1")]
+    twos = [r for r in group if _claims(r, "2")]
+    if not ones or not twos or len({r["solution"] for r in ones + twos}) > 1:
+        return 0
+    from harness.dispute import Unsettled
+
+    try:
+        second = settle(ones[0]["puzzle"], ones[0]["solution"])
+    except Unsettled as exc:
+        for row in ones + twos:
+            row["message"] = f"disputed count (1 or 2 solutions) not settled: {exc}"
+        return 0
+    if second is not None:
+        fallen = ones
+        reason = f"claimed a unique solution, but the harness found a second one: {second}"
+    else:
+        fallen = twos
+        reason = "claimed 2 solutions, but the harness's exhaustive search finds only one"
+    for row in fallen:
+        row["status"] = Status.WRONG
+        row["message"] = reason
+    return len(fallen)

@@ -12,7 +12,7 @@ WRONG any claim (UNSAT, or uniqueness) another backend's checked answer refutes.
 
 from __future__ import annotations
 
-import json
+import math
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -22,12 +22,20 @@ from typing import Any
 
 from backends import REGISTRY, backend_class, make_backend, parse_spec
 from backends.base import Backend, Status
-from backends.puzzle import canonical_alphabet
-from harness import provenance
+from backends.errors import SudokuError
+from backends.puzzle import Puzzle, canonical_alphabet
+from harness import dispute, provenance
 from harness.checker import check_solution, first_difference
 from harness.readers import BadLine, PuzzleRecord
-from harness.results import RowWriter, check_resumable, columns_for, row_key
-from harness.worker import Task, WorkerPool, import_in_background
+from harness.results import (
+    ResultsError,
+    RowWriter,
+    check_resumable,
+    columns_for,
+    exclusive,
+    row_key,
+)
+from harness.worker import Outcome, Task, WorkerPool, import_in_background
 
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MEMORY_MIB = 2048.0
@@ -99,7 +107,7 @@ def _base_row(record: PuzzleRecord, spec: str, repeat: int, config: RunConfig) -
 
 def judge(
     record: PuzzleRecord,
-    outcome: dict[str, Any],
+    outcome: Outcome,
     limit: int,
     timeout: float | None = None,
     memory_limit_mib: float | None = None,
@@ -112,10 +120,9 @@ def judge(
     parent samples memory every 50 ms, so a short solve can pass the limit unseen; its
     measured peak cannot): neither would have counted in a run with those limits.
     """
-    fields = {k: v for k, v in outcome.items() if k != "native"}
-    fields.update(outcome.get("native", {}))
-    status = Status(outcome["status"])
-    answer = outcome.get("solution")
+    fields = outcome.fields()
+    status = outcome.status
+    answer = outcome.solution
     fields["solution"] = None if answer is None else grid_text(record.puzzle.n, answer)
     reason = None
     if status is Status.SOLVED:
@@ -127,22 +134,24 @@ def judge(
                 where = first_difference(answer, expected)
                 reason = f"valid, but not the file's solution ({where})"
         fields["check_s"] = time.perf_counter() - start
-    if reason is None and status in (Status.SOLVED, Status.UNSAT):
-        found = outcome.get("solutions", 0) if status is Status.SOLVED else 0
-        if record.expected_count is not None and min(record.expected_count, limit) != found:
-            reason = (
-                f"found {found} solution(s) under limit {limit}, "
-                f"the file says {record.expected_count}"
-            )
+    found = (outcome.solutions or 0) if status is Status.SOLVED else 0
     answered = status in (Status.SOLVED, Status.UNSAT)
-    spent = (outcome.get("encode_s") or 0.0) + (outcome.get("solve_s") or 0.0)
-    peak = outcome.get("peak_rss_mib") or 0.0
-    if reason is not None:
+    count = record.expected_count
+    if reason is None and answered and count is not None and min(count, limit) != found:
+        reason = f"found {found} solution(s) under limit {limit}, the file says {count}"
+    spent = (outcome.encode_s or 0.0) + (outcome.solve_s or 0.0)
+    peak = outcome.peak_rss_mib or 0.0
+    if found > limit:  # the contract counts only up to the limit: this is not an answer
+        fields["status"] = Status.ERROR
+        fields["message"] = f"reported {found} solutions under a limit of {limit}"
+    elif reason is not None:
         fields["status"] = Status.WRONG
         fields["message"] = reason
     elif answered and timeout is not None and spent > timeout:
         fields["status"] = Status.TIMEOUT
-        fields["message"] = f"answered {status} after {spent:.3f} s, over the {timeout} s timeout"
+        fields["message"] = (
+            f"answered {status} after {seconds(spent)}, over the {seconds(timeout)} timeout"
+        )
     elif answered and memory_limit_mib is not None and peak > memory_limit_mib:
         fields["status"] = Status.MEMOUT
         fields["message"] = (
@@ -152,6 +161,29 @@ def judge(
     else:
         fields["status"] = status
     return fields
+
+
+def seconds(value: float) -> str:
+    """A duration for a message, to two significant digits: '1.2 ms', '0.35 s', '30 s'."""
+    if value <= 0:
+        return "0 s"
+    unit, scaled = ("s", value) if value >= 0.1 else ("ms", value * 1000)
+    rounded = round(scaled, 1 - math.floor(math.log10(scaled)))
+    return f"{rounded:g} {unit}" if rounded < 1e6 else f"{rounded:.0f} {unit}"
+
+
+def settle_count(puzzle_text: str, solution_text: str, seconds: float) -> str | None:
+    """A checked second solution of the puzzle (as text), or None when ``solution_text``
+    is its only one: the harness's own search (:mod:`harness.dispute`), for a disputed
+    count. Raises :class:`harness.dispute.Unsettled` when it cannot tell in ``seconds``."""
+    puzzle, known = Puzzle.parse(puzzle_text), Puzzle.parse(solution_text)
+    other = dispute.other_solution(puzzle.cells, known.cells, seconds)
+    if other is None:
+        return None
+    reason = check_solution(puzzle.cells, other)
+    if reason is not None:
+        raise dispute.Unsettled(f"the harness's own search gave a refused grid: {reason}")
+    return grid_text(puzzle.n, other)
 
 
 def grid_text(n: int, cells: Sequence[int]) -> str:
@@ -190,30 +222,153 @@ def unsupported_reason(choice: BackendChoice, record: PuzzleRecord) -> str | Non
     return None
 
 
+class RunError(SudokuError):
+    """Settings a run cannot start with; the message says which and why."""
+
+
+#: What a resumed run shares with the run it completes: setting -> (its flag, where the
+#: metadata keeps it).
+RESUMED: dict[str, tuple[str, Callable[[dict[str, Any]], Any]]] = {
+    "backends": ("-b", lambda m: [b["spec"] for b in m["backends"]]),
+    "files": ("FILES", lambda m: [d["path"] for d in m["datasets"]]),
+    "timeout": ("--timeout", lambda m: m["limits"]["timeout_s"]),
+    "memory_limit": ("--memory-limit", lambda m: m["limits"]["memory_limit_mib"]),
+    "limit_solutions": ("--limit-solutions", lambda m: m["limits"]["solutions_limit"]),
+    "repeat": ("--repeat", lambda m: m["repeat"]),
+    "seed": ("--seed", lambda m: m["seed"]),
+}
+
+
+def resume_settings(out: Path, given: dict[str, Any]) -> dict[str, Any]:
+    """The settings of the run recorded beside ``out``, which a ``--resume`` completes.
+
+    ``given`` holds the settings named on the command line; each must equal the recorded
+    one (backends and files as sets). Raises :class:`RunError` naming what differs, or a
+    dataset file changed since. Returns ``{}`` when there is no metadata (an older run).
+    """
+    meta = provenance.read_meta(out)
+    if meta is None:
+        if provenance.meta_path_for(out).exists():
+            raise RunError(f"{provenance.meta_path_for(out)}: cannot read it to resume {out}")
+        return {}
+    try:
+        recorded = {name: get(meta) for name, (_, get) in RESUMED.items()}
+    except (KeyError, TypeError):
+        raise RunError(f"{provenance.meta_path_for(out)}: no run settings in it") from None
+    differ = [
+        f"{RESUMED[name][0]} {_shown(value)} (the run used {_shown(recorded[name])})"
+        for name, value in given.items()
+        if name in recorded and not _same(value, recorded[name])
+    ]
+    if differ:
+        raise RunError(
+            f"--resume: {'; '.join(differ)}; drop them to take the run's settings "
+            f"from {provenance.meta_path_for(out)}, or choose another --out"
+        )
+    for entry in meta["datasets"]:
+        path = entry.get("path")
+        if path == "-" and "files" not in given:
+            raise RunError("--resume: the run read standard input; give - again to resume it")
+        digest = None if path == "-" else provenance.file_sha256(path)
+        if path != "-" and digest is None:
+            where = meta.get("cwd", "?")
+            raise RunError(f"--resume: cannot read {path} (the run was started in {where})")
+        if path != "-" and entry.get("sha256") != digest:
+            raise RunError(f"--resume: {path} is not the file the run read (SHA-256 differs)")
+    return recorded
+
+
+def _same(given: Any, recorded: Any) -> bool:
+    if isinstance(given, list | tuple):
+        return set(map(str, given)) == set(map(str, recorded))
+    return given == recorded or str(given) == str(recorded)
+
+
+def _shown(value: Any) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+
+
+def bare_worker_mib() -> float:
+    """Resident memory of a worker that has done nothing yet: a fork of this process."""
+    import psutil
+
+    return psutil.Process().memory_info().rss / 2**20
+
+
+def validate(config: RunConfig) -> None:
+    """Refuse settings the run cannot work with, before anything is read, run or written.
+
+    Raises :class:`RunError` or :class:`harness.results.ResultsError` with one line: a
+    memory limit below what a bare worker needs (every solve would be MEMOUT), or an
+    ``out`` that :func:`check_out` refuses. :func:`run` checks ``out`` again, under its lock.
+    """
+    if config.memory_limit_mib is not None:
+        footprint = bare_worker_mib()
+        if config.memory_limit_mib < 1.5 * footprint:
+            raise RunError(
+                f"--memory-limit {config.memory_limit_mib:g} MiB is below what a bare worker "
+                f"needs ({footprint:.0f} MiB here, so give at least {1.5 * footprint:.0f})"
+            )
+    check_out(config)
+
+
+def check_out(config: RunConfig) -> tuple[list[str], list[dict[str, str]]] | None:
+    """The rows already in ``config.out`` when resuming (see
+    :func:`harness.results.check_resumable`), else None; an existing ``out`` without
+    ``resume`` raises :class:`harness.results.ResultsError`."""
+    if config.out.exists() and not config.resume:
+        raise ResultsError(
+            f"{config.out} exists; pass --resume to complete it, or choose another --out"
+        )
+    if config.resume and config.out.exists():
+        return check_resumable(config.out, config.limit)
+    return None
+
+
 def run(
     records: Sequence[PuzzleRecord],
     config: RunConfig,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int, dict[str, Any] | None], None] | None = None,
     background_imports: Sequence[str] = (),
 ) -> RunResult:
     """Run every planned solve, append each checked row to ``config.out`` as it finishes.
 
-    ``background_imports`` names modules the caller needs once the run is over; they load
-    in a thread while the workers solve (see :func:`harness.worker.import_in_background`).
+    The CSV is locked for the run (a second run on it is refused) and checked by
+    :func:`check_out` under the lock. ``progress(steps, row)`` is called as rows finish
+    (``row`` is None for a row a resumed run already had). ``background_imports`` names
+    modules the caller needs once the run is over; they load in a thread while the workers
+    solve (see
+    :func:`harness.worker.import_in_background`).
     """
-    existing = None  # the rows a resumed run keeps, checked before anything is written
-    if config.resume and config.out.exists():
-        existing = check_resumable(config.out, config.limit)
     config.out.parent.mkdir(parents=True, exist_ok=True)
+    with exclusive(config.out):
+        existing = check_out(config)
+        meta = _metadata(records, config)
+        meta_path = provenance.meta_path_for(config.out)
+        provenance.write_json(meta_path, meta)
+        result = _solve_all(records, config, existing, progress, background_imports)
+        meta.update(
+            finished=provenance.now_iso(), complete=True, cross_checked=result.cross_checked
+        )
+        meta["calibration"]["end_s"] = provenance.calibrate()
+        provenance.write_json(meta_path, meta)
+    return result
+
+
+def _metadata(records: Sequence[PuzzleRecord], config: RunConfig) -> dict[str, Any]:
+    """The metadata of a run about to start (see :mod:`harness.provenance`)."""
     meta_path = provenance.meta_path_for(config.out)
-    result = RunResult(config.out, meta_path)
-    native = [name for c in config.backends for name in c.cls.native_counters]
     meta: dict[str, Any] = {
         **provenance.environment(),
         "csv": str(config.out),
         "started": provenance.now_iso(),
         "finished": None,
         "complete": False,
+        "calibration": {
+            "workload": provenance.CALIBRATION_WORKLOAD,
+            "start_s": provenance.calibrate(),
+            "end_s": None,
+        },
         "limits": {
             "timeout_s": config.timeout,
             "memory_limit_mib": config.memory_limit_mib,
@@ -238,12 +393,20 @@ def run(
         "skipped_lines": [str(b) for b in config.skipped],
     }
     if config.resume and meta_path.exists():  # keep the earlier sessions' provenance
-        try:
-            meta["previous_session"] = json.loads(meta_path.read_text())
-        except (OSError, ValueError):
-            meta["previous_session"] = "unreadable"
-    provenance.write_json(meta_path, meta)
+        meta["previous_session"] = provenance.read_meta(config.out) or "unreadable"
+    return meta
 
+
+def _solve_all(
+    records: Sequence[PuzzleRecord],
+    config: RunConfig,
+    existing: tuple[list[str], list[dict[str, str]]] | None,
+    progress: Callable[[int, dict[str, Any] | None], None] | None,
+    background_imports: Sequence[str],
+) -> RunResult:
+    """Write the UNAVAILABLE rows, then every solve's checked row, then cross-check."""
+    result = RunResult(config.out, provenance.meta_path_for(config.out))
+    native = [name for c in config.backends for name in c.cls.native_counters]
     with RowWriter(config.out, columns_for(native), existing) as writer:
         result.resumed = len(writer.done)
         for choice in config.backends:  # recorded, never dropped silently
@@ -256,38 +419,44 @@ def run(
                 if row_key(row) not in writer.done:
                     writer.write(row)
                 if progress:
-                    progress(config.repeat)
+                    progress(config.repeat, row)
         done = writer.done
 
         def todo() -> Iterator[Task]:  # drawn as workers need tasks: solving starts at once
             for record, spec, repeat, warmup in plan(records, config):
                 if done and not warmup and row_key(_base_row(record, spec, repeat, config)) in done:
                     if progress:
-                        progress(1)
+                        progress(1, None)
                     continue
                 tag = (record, repeat, warmup)
                 yield Task(spec, record.puzzle, config.limit, config.timeout, tag)
 
-        with WorkerPool(config.jobs, config.memory_limit_mib) as pool:
-            if background_imports:
-                import_in_background(*background_imports)
+        with WorkerPool(config.jobs, config.memory_limit_mib, log=log_path_for(config.out)) as pool:
             for task, outcome in pool.run(todo()):
+                if background_imports:  # once the workers have started (forks wait for it)
+                    import_in_background(*background_imports)
+                    background_imports = ()
                 record, repeat, warmup = task.tag
                 if warmup:
                     continue
+                if outcome.native:  # a cmd: solver's statistics may be new columns
+                    writer.add_columns(name for name, _ in outcome.native)
                 row = _base_row(record, task.backend, repeat, config)
                 row.update(
                     judge(record, outcome, config.limit, config.timeout, config.memory_limit_mib)
                 )
                 writer.write(row)
                 if progress:
-                    progress(1)
-        result.cross_checked = writer.cross_check()
+                    progress(1, row)
+        budget = config.timeout or DEFAULT_TIMEOUT_S
+        result.cross_checked = writer.cross_check(lambda p, s: settle_count(p, s, budget))
         result.rows = writer.rows
-
-    meta.update(finished=provenance.now_iso(), complete=True, cross_checked=result.cross_checked)
-    provenance.write_json(meta_path, meta)
     return result
+
+
+def log_path_for(csv_path: Path) -> Path:
+    """Where the workers' stdout and stderr go: beside the CSV, ``x.csv`` -> ``x.log``."""
+    return csv_path.with_suffix(".log")
 
 
 def _count(records: Sequence[PuzzleRecord], dataset: str) -> int:

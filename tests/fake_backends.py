@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ctypes
 import os
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -138,6 +140,64 @@ class SlowWarmup(_Fake):
         return _pattern_answer(encoded)
 
 
+class Chatty(_Fake):
+    """Prints 64 KiB to stdout and to stderr (Python's and the file descriptors), then solves."""
+
+    name = "chatty"
+
+    def solve(self, encoded: Any, limit: int = 1, time_limit: float | None = None) -> SolveResult:
+        chatter = "chatter " * 8192
+        print(chatter)
+        print(chatter, file=sys.stderr)
+        os.write(1, b"fd-1 chatter\n")
+        os.write(2, b"fd-2 chatter\n")
+        return _pattern_answer(encoded)
+
+
+class WarmupHang(_Fake):
+    """Hangs in its untimed warm-up; would solve at once otherwise."""
+
+    name = "warmup-hang"
+
+    def solve(self, encoded: Any, limit: int = 1, time_limit: float | None = None) -> SolveResult:
+        while _warmup(encoded):
+            time.sleep(3600)
+        return _pattern_answer(encoded)
+
+
+class WarmupRaises(_Fake):
+    """Raises in its untimed warm-up; would solve at once otherwise."""
+
+    name = "warmup-raises"
+
+    def solve(self, encoded: Any, limit: int = 1, time_limit: float | None = None) -> SolveResult:
+        if _warmup(encoded):
+            raise RuntimeError("no licence for this solver")
+        return _pattern_answer(encoded)
+
+
+class Daemonizes(_Fake):
+    """Starts a ``sleep`` that leaves in a new session (its parent exits), appends its pid
+    to the ``pidfile`` option's file, then hangs (``hang=true``) or solves."""
+
+    name = "daemonizes"
+    from backends.base import Option
+
+    options = (
+        Option("pidfile", "", "file to append the daemon's pid to"),
+        Option("hang", "false", "hang after starting it", choices=("true", "false")),
+    )
+
+    def misbehave(self, puzzle: Puzzle) -> SolveResult:
+        shell = "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!"
+        pid = subprocess.run(["sh", "-c", shell], capture_output=True, text=True).stdout
+        with open(self.config["pidfile"], "a") as f:
+            f.write(pid)
+        while self.config["hang"] == "true":
+            time.sleep(3600)
+        return _pattern_answer(puzzle)
+
+
 FAKES: dict[str, type[Backend]] = {
     cls.name: cls
     for cls in (
@@ -152,5 +212,9 @@ FAKES: dict[str, type[Backend]] = {
         WatchesClock,
         AnswersLate,
         SlowWarmup,
+        Chatty,
+        WarmupHang,
+        WarmupRaises,
+        Daemonizes,
     )
 }

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+import backends
+from backends.base import SolveResult
+from backends.puzzle import Puzzle
 from harness import gate
 from harness.cli import main
 from harness.results import read_rows
+from tests.conftest import pattern_puzzle
+from tests.fake_backends import _Fake, _pattern_answer
 
 PROJECT = Path(__file__).resolve().parents[1]
 BASELINE = PROJECT / "results" / "baselines" / "ci-easy.csv"
-#: To update on purpose, rerun from the project root and commit both files:
-#: harness run -q -b mrv -b ac3 -b dlx -b norvig -b norvig:pairs=true -b logic \
-#:     datasets/easy.txt --out results/baselines/ci-easy.csv
+#: To update on purpose, rerun from the project root and commit both files (the .meta.json
+#: holds the calibration that makes its times comparable with a later run's):
+#: rm results/baselines/ci-easy.*; harness run -q -b mrv -b ac3 -b dlx -b norvig \
+#:     -b norvig:pairs=true -b logic datasets/easy.txt --out results/baselines/ci-easy.csv
 
 
 def test_baseline_counters_hold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -28,3 +35,47 @@ def test_baseline_counters_hold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert 0 == result.exit_code, result.output
     verdict = gate.check_files(BASELINE, out, compare_time=False)
     assert gate.EXIT_OK == verdict.exit_code, verdict.markdown()
+
+
+def test_a_run_of_two_backends_holds_against_the_baseline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`harness run -b mrv -b norvig --baseline ci-easy.csv datasets/easy.txt` holds on
+    untouched code: the baseline's other backends were not asked for, and times are
+    calibrated (or not judged on another machine)."""
+    monkeypatch.chdir(PROJECT)
+    args = ["run", "-q", "-b", "mrv", "-b", "norvig", "--baseline", str(BASELINE)]
+    result = CliRunner().invoke(
+        main, [*args, "--out", str(tmp_path / "r.csv"), "datasets/easy.txt"]
+    )
+    assert 0 == result.exit_code, result.output
+    assert "| ac3 | easy.txt | present | 50 puzzles | not run | info |" in result.output
+
+
+class Sleepy(_Fake):
+    """Solves after ``delay`` seconds of busy waiting (a sleep wakes late on a loaded
+    machine): a backend whose speed a test can change."""
+
+    name = "sleepy"
+    delay = 0.01
+
+    def misbehave(self, puzzle: Puzzle) -> SolveResult:
+        end = time.perf_counter() + self.delay
+        while time.perf_counter() < end:
+            pass
+        return _pattern_answer(puzzle)
+
+
+def test_a_real_slowdown_still_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same backend made 2x slower fails the calibrated gate (exit 1, REGRESSION)."""
+    monkeypatch.setitem(backends.REGISTRY, Sleepy.name, Sleepy)
+    data = tmp_path / "p.txt"
+    data.write_text((pattern_puzzle(2, 2).to_string() + "\n") * 12)
+    base, new = tmp_path / "base.csv", tmp_path / "new.csv"
+    first = CliRunner().invoke(main, ["run", "-q", "-b", "sleepy", "--out", str(base), str(data)])
+    assert 0 == first.exit_code, first.output
+    monkeypatch.setattr(Sleepy, "delay", 2 * Sleepy.delay)
+    args = ["run", "-q", "-b", "sleepy", "--baseline", str(base), "--out", str(new), str(data)]
+    result = CliRunner().invoke(main, args)
+    assert 1 == result.exit_code, result.output
+    assert "| sleepy | p.txt | median solve ms (calibrated) |" in result.output

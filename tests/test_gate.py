@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 from click.testing import CliRunner
 
-from harness import gate
+from harness import gate, provenance
 from harness.cli import main
 from harness.results import BASE_COLUMNS
 
@@ -141,3 +141,108 @@ def test_same_file_under_another_path_still_pairs() -> None:
     old = frame(times, [10] * 40).assign(dataset="datasets/d.txt")
     new = frame(times, [10] * 40).assign(dataset="/ci/checkout/datasets/d.txt")
     assert gate.EXIT_OK == gate.compare(old, new).exit_code
+
+
+def write_run(
+    path: Path, rows: pd.DataFrame, calibration_s: float | None, cpu: str = "CPU A"
+) -> Path:
+    """A results CSV and its metadata: one machine, one calibration."""
+    rows.to_csv(path, index=False)
+    meta: dict = {
+        "machine": {"cpu_model": cpu, "cpu_count": 2},
+        "python": {"version": "3.11.7"},
+        "backends": [{"spec": "mrv", "deterministic": True}],
+    }
+    if calibration_s is not None:
+        meta["calibration"] = {
+            "workload": provenance.CALIBRATION_WORKLOAD,
+            "start_s": calibration_s,
+            "end_s": calibration_s,
+        }
+    provenance.write_json(provenance.meta_path_for(path), meta)
+    return path
+
+
+def check(*args: object) -> object:
+    return CliRunner().invoke(main, ["check", *map(str, args)])
+
+
+def test_slower_machine_with_slower_calibration_holds(tmp_path: Path) -> None:
+    """Times and calibration both 1.5x slower: the calibrated gate holds."""
+    times = base_times()
+    old = write_run(tmp_path / "old.csv", frame(times, [10] * 40), 0.001)
+    new = write_run(tmp_path / "new.csv", frame(wobble(times, 1.5), [10] * 40), 0.0015)
+    result = check(old, new)
+    assert 0 == result.exit_code, result.output
+    assert "calibration (1 ms -> 1.5 ms, x1.5)" in result.output
+
+
+def test_slower_times_with_the_same_calibration_fail(tmp_path: Path) -> None:
+    """Times 1.5x slower on a machine that calibrates the same: a regression."""
+    times = base_times()
+    old = write_run(tmp_path / "old.csv", frame(times, [10] * 40), 0.001)
+    new = write_run(tmp_path / "new.csv", frame(wobble(times, 1.5), [10] * 40), 0.001)
+    assert 1 == check(old, new).exit_code
+
+
+def test_other_machine_judges_answers_and_counters_only(tmp_path: Path) -> None:
+    """Another CPU: time is not judged and the gate says so, unless asked to judge it."""
+    times = base_times()
+    old = write_run(tmp_path / "old.csv", frame(times, [10] * 40), 0.001)
+    new = write_run(tmp_path / "new.csv", frame(wobble(times, 2), [10] * 40), 0.001, "CPU B")
+    result = check(old, new)
+    assert 0 == result.exit_code
+    assert "the machines differ (CPU CPU A -> CPU B): time not judged" in result.output
+    assert 1 == check(old, new, "--compare-time-anyway").exit_code
+
+
+def test_only_common_skips_a_backend_the_new_run_lacks(tmp_path: Path) -> None:
+    """A baseline backend absent from the new run fails, unless --only-common."""
+    times = base_times()
+    both = pd.concat([frame(times, [10] * 40), frame(times, [10] * 40).assign(backend="ac3")])
+    old = write_run(tmp_path / "old.csv", both, 0.001)
+    new = write_run(tmp_path / "new.csv", frame(times, [10] * 40), 0.001)
+    assert 1 == check(old, new).exit_code
+    result = check(old, new, "--only-common")
+    assert 0 == result.exit_code
+    assert "--only-common: 40 row(s) not in both runs left out" in result.output
+
+
+def test_one_changed_repeat_out_of_five_is_a_change(tmp_path: Path) -> None:
+    """Counters compare per repeat: one repeat's nodes differing fails, though medians agree."""
+    times = base_times(10)
+    old = pd.concat([frame(times, [10] * 10).assign(repeat=r) for r in range(5)])
+    new = old.copy()
+    new.loc[(new.repeat == 3) & (new.line == 4), "nodes"] = 11
+    result = check(
+        write_run(tmp_path / "old.csv", old, 0.001), write_run(tmp_path / "new.csv", new, 0.001)
+    )
+    assert 1 == result.exit_code
+    assert "1 row(s) differ, first line 4 repeat 3: 10 -> 11" in result.output
+
+
+def test_malformed_results_are_one_line(tmp_path: Path) -> None:
+    """A short row, nodes=abc, a missing solve_s column: one line naming it, exit 2."""
+    good = write_run(tmp_path / "good.csv", frame(base_times(5), [10] * 5), 0.001)
+    lines = good.read_text().splitlines()
+    header = lines[0].split(",")
+    bad_nodes = lines[2].split(",")
+    bad_nodes[header.index("nodes")] = "abc"
+    cases = {
+        "short.csv": [*lines[:2], "d.txt,3,p2,mrv", *lines[4:]],
+        "nodes.csv": [lines[0], lines[1], ",".join(bad_nodes)],
+        "nosolve.csv": [
+            ",".join(c for i, c in enumerate(line.split(",")) if i != header.index("solve_s"))
+            for line in lines
+        ],
+    }
+    expected = {
+        "short.csv": ":3: 4 field(s), the header has",
+        "nodes.csv": ":3: nodes is 'abc', not a number",
+        "nosolve.csv": ": not a harness results CSV (no column solve_s)",
+    }
+    for name, text in cases.items():
+        (tmp_path / name).write_text("\n".join(text) + "\n")
+        result = check(good, tmp_path / name)
+        assert (2, 1) == (result.exit_code, len(result.output.splitlines())), result.output
+        assert f"{tmp_path / name}{expected[name]}" in result.output

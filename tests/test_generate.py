@@ -1,4 +1,4 @@
-"""Tests for the puzzle generator (harness/generate.py) and the datasets the project ships."""
+"""Tests for the puzzle generator (harness/generate/) and the datasets the project ships."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from backends.base import Status
 from backends.puzzle import Puzzle
 from harness import cli
 from harness.checker import check_solution
+from harness.cli.generate import small_datasets_command
 from harness.generate import (
     SYMMETRIES,
     GenerateError,
@@ -206,7 +207,7 @@ def test_generated_puzzle_keeps_its_grid(mrv) -> None:
 
 def test_min_givens_stops_carving() -> None:
     """With min_givens the carving stops at exactly that many givens (when reachable)."""
-    assert 60 == make_candidate(4, min_givens=60).puzzle.givens
+    assert 60 == make_candidate(4, GenerateOptions(min_givens=60)).puzzle.givens
 
 
 def test_require_guess_puzzles_are_not_solved_by_singles(singles) -> None:
@@ -258,14 +259,14 @@ def test_default_puzzles_are_minimal(dlx, size: int, seed: int) -> None:
 
 def test_minimality_is_checked_clue_by_clue(mrv) -> None:
     """Each given of a minimal puzzle, removed alone, gives two solutions by the private count."""
-    puzzle = make_candidate(8, box=2).puzzle
+    puzzle = make_candidate(8, GenerateOptions(size=4)).puzzle
     givens = [cell for cell, digit in enumerate(puzzle.cells) if digit]
     assert [2] * len(givens) == [_private_count(puzzle.with_cell(c, 0)) for c in givens]
 
 
 def test_min_givens_puzzle_is_not_minimal(dlx) -> None:
     """A puzzle that stopped carving at 60 givens still has givens it could lose."""
-    assert False is is_minimal(make_candidate(4, min_givens=60).puzzle, dlx)
+    assert False is is_minimal(make_candidate(4, GenerateOptions(min_givens=60)).puzzle, dlx)
 
 
 # --------------------------------------------------------------------------- symmetry
@@ -357,11 +358,15 @@ def test_difficulty_header_names_the_tier() -> None:
 # --------------------------------------------------------------------------- adversarial
 
 
+#: The options of an adversarial candidate climbed for 15 moves against mrv.
+CLIMB_15 = GenerateOptions(adversarial="mrv", iterations=15)
+
+
 @pytest.fixture(scope="module")
 def climbed() -> list:
     """Three 9x9 candidates hill-climbed for 15 moves against mrv."""
     seeds = candidate_seeds(21)
-    return [make_candidate(next(seeds), adversarial="mrv", iterations=15) for _ in range(3)]
+    return [make_candidate(next(seeds), CLIMB_15) for _ in range(3)]
 
 
 def test_climb_never_lowers_nodes(mrv, climbed: list) -> None:
@@ -383,12 +388,13 @@ def test_climbed_puzzles_are_unique_and_minimal(dlx, climbed: list) -> None:
 def test_climb_is_reproducible(climbed: list) -> None:
     """The same seed climbs to the same puzzle."""
     first = next(candidate_seeds(21))
-    assert climbed[0] == make_candidate(first, adversarial="mrv", iterations=15)
+    assert climbed[0] == make_candidate(first, CLIMB_15)
 
 
 def test_zero_iterations_is_the_carved_puzzle() -> None:
     """With no moves the adversarial candidate is the plain carved puzzle."""
-    plain, flat = make_candidate(9), make_candidate(9, adversarial="mrv", iterations=0)
+    plain = make_candidate(9)
+    flat = make_candidate(9, GenerateOptions(adversarial="mrv", iterations=0))
     assert (plain.puzzle, plain.nodes) == (flat.puzzle, flat.start_nodes)
 
 
@@ -411,7 +417,7 @@ def test_adversarial_needs_a_node_counting_backend() -> None:
     if REGISTRY["pycosat"].available() is not None:
         pytest.skip("pycosat unavailable")
     with pytest.raises(GenerateError, match="does not count nodes"):
-        make_candidate(1, adversarial="pycosat", iterations=1)
+        make_candidate(1, GenerateOptions(adversarial="pycosat", iterations=1))
 
 
 @pytest.mark.parametrize(
@@ -631,3 +637,12 @@ def test_cli_generate_refuses_bad_backend() -> None:
     result = CliRunner().invoke(cli.main, ["generate", "--backend", "no-such-backend"])
     assert 2 == result.exit_code
     assert "no-such-backend" in result.output
+
+
+def test_small_datasets_command_refuses_a_missing_directory(tmp_path: Path) -> None:
+    """python -m harness.generate names a missing directory in one line (exit 2), before work."""
+    missing = tmp_path / "no-such-dir"
+    result = CliRunner().invoke(small_datasets_command, [str(missing), "--tdoku"])
+    assert 2 == result.exit_code
+    assert "no-such-dir" in result.output
+    assert not missing.exists()

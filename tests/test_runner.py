@@ -168,7 +168,7 @@ def test_pool_replaces_killed_worker(fake_backends: dict) -> None:
     puzzle = pattern_puzzle(2, 2)
     tasks = [Task("sleep-forever", puzzle, timeout=0.3), Task("counting", puzzle, timeout=5)]
     with WorkerPool(1) as pool:
-        outcomes = [o["status"] for _, o in pool.run(tasks)]
+        outcomes = [o.status for _, o in pool.run(tasks)]
     assert [Status.TIMEOUT, Status.SOLVED] == outcomes
 
 
@@ -178,7 +178,7 @@ def test_pool_under_mixed_failures_answers_every_task_once(fake_backends: dict) 
     kinds = ["counting"] * 6 + ["sleep-forever", "segfault", "exit-now", "raises"]
     tasks = [Task(kind, puzzle, timeout=0.3, tag=(i, kind)) for i, kind in enumerate(kinds * 3)]
     with WorkerPool(2) as pool:
-        outcomes = sorted((task.tag, out["status"]) for task, out in pool.run(tasks))
+        outcomes = sorted((task.tag, out.status) for task, out in pool.run(tasks))
     expected = {
         "counting": "SOLVED",
         "sleep-forever": "TIMEOUT",

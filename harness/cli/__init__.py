@@ -1,15 +1,6 @@
 """The ``harness`` command line: a thin, typed layer over the library.
 
-Exit codes (``harness run``):
-
-==  ==========================================================================
-0   every answer was checked right (timeouts and UNSAT proofs are not errors)
-1   a regression against ``--baseline`` (see ``harness check``)
-2   bad input or usage: unreadable file, bad puzzle lines, unknown backend or option
-3   at least one WRONG answer (checker refused it, or another backend refuted it)
-4   a backend failed: ERROR (exception, dead worker) or MEMOUT
-130 interrupted by Ctrl-C (143 SIGTERM, 129 SIGHUP): rows kept, workers stopped; --resume
-==  ==========================================================================
+Exit codes are named once, in :mod:`harness.exit_codes` (``harness run --help`` shows them).
 """
 
 from __future__ import annotations
@@ -18,19 +9,23 @@ import click
 
 from harness.cli.check import check
 from harness.cli.common import (
+    EXIT_BROKEN_PIPE,
     EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_REGRESSION,
     EXIT_USAGE,
     EXIT_WRONG,
+    HarnessGroup,
 )
 from harness.cli.explain import explain, rate
 from harness.cli.generate import generate
 from harness.cli.info import datasets, list_backends
+from harness.cli.report import plot, report, table
 from harness.cli.run import run
 
 __all__ = [
+    "EXIT_BROKEN_PIPE",
     "EXIT_ERROR",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
@@ -41,11 +36,11 @@ __all__ = [
 ]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=HarnessGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sudoku-harness")
 def main() -> None:
     """Compare Sudoku solvers: run them over puzzle files, check and time every answer."""
 
 
-for command in (run, check, list_backends, generate, explain, rate, datasets):
+for command in (run, check, list_backends, generate, explain, rate, datasets, report, plot, table):
     main.add_command(command)

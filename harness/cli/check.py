@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from backends.errors import SudokuError
-from harness.cli.common import UserError, out_option
+from harness.cli.common import UserError, gate_options, out_option
+from harness.exit_codes import CheckExit
 
 
 @click.command()
@@ -38,8 +39,9 @@ from harness.cli.common import UserError, out_option
 @click.option(
     "--ignore-time",
     is_flag=True,
-    help="Compare answers and counters only (runs made on different machines).",
+    help="Compare answers and counters only.",
 )
+@gate_options()
 @out_option("Also write the Markdown table here (for a pull-request comment).")
 def check(
     baseline: Path,
@@ -48,21 +50,35 @@ def check(
     time_ratio: float,
     alpha: float,
     ignore_time: bool,
+    compare_time_anyway: bool,
+    only_common: bool,
     out: Path | None,
 ) -> None:
-    """Gate NEW against BASELINE: exit 0 holds, 1 regression, 2 wrong answers or errors."""
+    """Gate NEW against BASELINE: exit 0 holds, 1 regression, 2 wrong answers or errors
+    (or a CSV it cannot read). Times are divided by each run's calibration; when the runs'
+    machines differ, only answers and counters are judged."""
     from harness import gate
 
     try:
         verdict = gate.check_files(
-            baseline, new, tolerance, time_ratio, alpha, compare_time=not ignore_time
+            baseline,
+            new,
+            tolerance,
+            time_ratio,
+            alpha,
+            compare_time=not ignore_time,
+            compare_time_anyway=compare_time_anyway,
+            only_common=only_common,
         )
-    except SudokuError as exc:  # names the file and what is wrong with it
-        raise UserError(str(exc)) from None
+    except SudokuError as exc:  # names the file (and line) and what is wrong with it
+        raise UserError(str(exc), CheckExit.WRONG) from None
     except (KeyError, ValueError, OSError) as exc:
-        raise UserError(f"cannot compare {baseline} and {new}: {exc}") from None
+        raise UserError(f"cannot compare {baseline} and {new}: {exc}", CheckExit.WRONG) from None
     text = verdict.markdown()
     click.echo(text)
     if out is not None:
-        out.write_text(text + "\n")
+        try:
+            out.write_text(text + "\n")
+        except OSError as exc:
+            raise UserError(f"cannot write {out}: {exc.strerror}", CheckExit.WRONG) from None
     sys.exit(verdict.exit_code)

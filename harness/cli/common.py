@@ -5,22 +5,27 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from backends.errors import SudokuError
+from harness.exit_codes import RunExit, stopped_by
 from harness.readers import BadLine, PuzzleRecord, format_bad_lines, read_puzzles
 
-EXIT_OK = 0
-EXIT_REGRESSION = 1
-EXIT_USAGE = 2
-EXIT_WRONG = 3
-EXIT_ERROR = 4
-EXIT_INTERRUPTED = 130
+# The exit codes of `harness run` and of the other commands, named in harness/exit_codes.py.
+EXIT_OK = RunExit.OK
+EXIT_REGRESSION = RunExit.REGRESSION
+EXIT_USAGE = RunExit.USAGE
+EXIT_WRONG = RunExit.WRONG
+EXIT_ERROR = RunExit.ERROR
+EXIT_INTERRUPTED = RunExit.INTERRUPTED
+EXIT_BROKEN_PIPE = RunExit.BROKEN_PIPE
 
 RESULTS_DIR = Path("results")
 
@@ -42,10 +47,58 @@ def _terminate(signum: int, frame: object) -> None:
     raise Terminated(signum)
 
 
+@contextmanager
+def stop_signals() -> Iterator[None]:
+    """While inside, SIGTERM and SIGHUP raise :class:`Terminated`, as Ctrl-C raises
+    KeyboardInterrupt; the previous handlers come back on leaving."""
+    previous = {signum: signal.signal(signum, _terminate) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def interrupted_code(stop: KeyboardInterrupt) -> int:
+    """The exit code for a run stopped by Ctrl-C or by a stop signal."""
+    return stopped_by(stop.signum) if isinstance(stop, Terminated) else EXIT_INTERRUPTED
+
+
+class HarnessGroup(click.Group):
+    """The command group: Ctrl-C while a command starts or reads is one line and exit 130
+    (click alone would print "Aborted!" and exit 1, the code of a regression); a closed
+    stdout (``harness run ... | head``) ends a command quietly with 141."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            try:
+                return super().invoke(ctx)
+            finally:  # before exit, so a broken pipe is seen here, not at shutdown
+                sys.stdout.flush()
+        except KeyboardInterrupt as stop:
+            click.echo("\nharness: interrupted", err=True)
+            raise click.exceptions.Exit(interrupted_code(stop)) from None
+        except BrokenPipeError:  # stdout closed early (| head): nothing more to write there
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
+
+
+def _folder_exists(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """--out in a folder that does not exist is one line and exit 2, for every command."""
+    if value is not None and not value.parent.is_dir():
+        what = "is not a folder" if value.parent.exists() else "does not exist"
+        raise UserError(f"cannot write {value}: {value.parent} {what}")
+    return value
+
+
 # Options several commands share, each defined once.
 def out_option(help: str) -> Callable[[F], F]:
     return click.option(
-        "--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help=help
+        "--out",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        callback=_folder_exists,
+        help=help,
     )
 
 
@@ -63,6 +116,25 @@ def jobs_option(help: str) -> Callable[[F], F]:
     return click.option(
         "-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help=help
     )
+
+
+def gate_options(prefix: str = "") -> Callable[[F], F]:
+    """--only-common and --compare-time-anyway, for ``check`` and ``run --baseline``."""
+
+    def decorate(function: F) -> F:
+        function = click.option(
+            "--compare-time-anyway",
+            is_flag=True,
+            help=f"{prefix}Judge time even when the two runs' machines differ (CPU, cores, "
+            "Python).",
+        )(function)
+        return click.option(
+            "--only-common",
+            is_flag=True,
+            help=f"{prefix}Judge only the backends, datasets and puzzles of both runs.",
+        )(function)
+
+    return decorate
 
 
 def quiet_option(help: str = "No progress bar.") -> Callable[[F], F]:

@@ -19,13 +19,14 @@ from harness.cli.common import (
 )
 
 
-@click.command("explain")
+@click.command("explain", context_settings={"ignore_unknown_options": True})
 @click.argument("puzzle")
 @timeout_option(60.0, "Seconds before the solver gives up.")
 def explain(puzzle: str, timeout: float) -> None:
     """Solve PUZZLE step by step, one line per deduction, guess or backtrack, then rate it.
 
-    PUZZLE is a one-line puzzle text, or FILE:LINE for the puzzle at that line of a file.
+    PUZZLE is a puzzle's text (any size), FILE:LINE for the puzzle at that line of a file,
+    or - for the one puzzle on standard input (-:LINE for the one at that line).
     """
     from harness import rating
 
@@ -48,8 +49,10 @@ def rate(
     """Rate the difficulty of every puzzle in FILES: a CSV and a tier count table."""
     from harness import rating
 
-    records, _bad = load_records(files, skip_invalid, 20)
     path = out or RESULTS_DIR / f"{file_stems(files)}-rating.csv"
+    if path.exists():  # as `harness run` does, never overwrite a file
+        raise UserError(f"{path} exists; choose another --out")
+    records, _bad = load_records(files, skip_invalid, 20)
     with click.progressbar(
         length=len(records), label="rating", file=sys.stderr, show_pos=True, hidden=quiet
     ) as bar:

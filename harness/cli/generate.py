@@ -1,8 +1,10 @@
-"""``harness generate``: make puzzle files whose header says how to make them again."""
+"""``harness generate``: make puzzle files whose header says how to make them again; and
+``python -m harness.generate``, which (re)writes the small shipped datasets."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -90,42 +92,42 @@ from harness.cli.common import UserError, jobs_option, out_option, quiet_option
 @jobs_option("Worker processes; the output does not depend on it.")
 @out_option("Write here instead of stdout.")
 @quiet_option("No progress on stderr.")
-def generate(
-    size: str,
-    count: int,
-    seed: int,
-    pool: int | None,
-    backend: str,
-    require_guess: bool,
-    min_givens: int,
-    check_backend: str,
-    symmetry: str,
-    difficulty: str | None,
-    adversarial: str | None,
-    iterations: int,
-    jobs: int,
-    out: Path | None,
-    quiet: bool,
-) -> None:
+def generate(size: str, jobs: int, out: Path | None, quiet: bool, **options: Any) -> None:
     """Generate minimal unique-solution puzzles; the header says how to make the file again."""
-    options = generate_lib.GenerateOptions(
-        size=int(size),
-        count=count,
-        seed=seed,
-        pool=pool,
-        backend=backend,
-        require_guess=require_guess,
-        check_backend=check_backend,
-        min_givens=min_givens,
-        symmetry=symmetry,
-        difficulty=difficulty,
-        adversarial=adversarial,
-        iterations=iterations,
-    )
+    # The other options are GenerateOptions' fields under the same names, passed whole.
+    record = generate_lib.GenerateOptions(size=int(size), **options)
     progress = None if quiet else (lambda message: click.echo(message, err=True))
     try:
-        text = generate_lib.write(generate_lib.generate(options, jobs, progress), out)
+        text = generate_lib.write(generate_lib.generate(record, jobs, progress), out)
     except SudokuError as exc:
         raise UserError(str(exc)) from None
     if out is None:
         click.echo(text, nl=False)
+
+
+@click.command("python -m harness.generate")
+@click.argument(
+    "directory",
+    required=False,
+    default="datasets",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+)
+@click.option(
+    "--tdoku",
+    is_flag=True,
+    help="Write unsolvable.txt and multi.txt as tdoku's puzzle:count lines.",
+)
+def small_datasets_command(directory: Path, tdoku: bool) -> None:
+    """(Re)write the small datasets (unsolvable.txt, multi.txt, sizes.txt) into DIRECTORY
+    (default: datasets)."""
+    try:
+        texts = generate_lib.small_datasets(tdoku=tdoku)
+    except SudokuError as exc:
+        raise UserError(str(exc)) from None
+    for name, text in texts.items():
+        path = directory / name
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+        click.echo(f"wrote {path}", err=True)

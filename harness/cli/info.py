@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import click
@@ -9,6 +10,20 @@ import click
 from backends import REGISTRY
 from backends.errors import SudokuError
 from harness.cli.common import UserError
+
+#: What the shorthand in the backends' descriptions means.
+SHORTHAND = (
+    "Shorthand: 'seed 000'..'seed 004' name the solver write-ups this project started from "
+    "(../shared/seeds/; benchmarks/reproduce.py SEED reruns each one's comparison): 000 "
+    "backtracking, plain and fewest-candidates; 001 Norvig's propagation, with Vermeer's "
+    "pairs; 002 singles before backtracking, iterative; 003 a book chapter's backtrack and "
+    "rule ladder; 004 backtracking with AC-3, where approach A/B is the cell choice and "
+    "A-1/A-2 the value orders. Run a backend as NAME or NAME:opt=value,... (harness run -b)."
+)
+
+
+def _wrapped(text: str, indent: str, width: int = 100) -> str:
+    return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=indent + "  ")
 
 
 @click.command("backends")
@@ -18,13 +33,15 @@ def list_backends() -> None:
         reason = cls.available()
         state = "available" if reason is None else f"UNAVAILABLE: {reason}"
         kind = "deterministic" if cls.deterministic else "non-deterministic"
-        click.echo(f"{name}  [{state}; {kind}; up to {cls.max_box**2}x{cls.max_box**2}]")
-        click.echo(f"    {cls.summary}")
+        size = f"up to {cls.max_box**2}x{cls.max_box**2}"
+        click.echo(_wrapped(f"{name}  [{state}; {kind}; {size}]", ""))
+        click.echo(_wrapped(cls.summary, "    "))
         for opt in cls.options:
             choices = f" ({'|'.join(opt.choices)})" if opt.choices else ""
-            click.echo(f"    {opt.name}={opt.default}{choices}: {opt.help}")
+            click.echo(_wrapped(f"{opt.name}={opt.default}{choices}: {opt.help}", "    "))
         if cls.native_counters:
-            click.echo(f"    native statistics: {', '.join(cls.native_counters)}")
+            click.echo(_wrapped(f"native statistics: {', '.join(cls.native_counters)}", "    "))
+    click.echo("\n" + _wrapped(SHORTHAND, ""))
 
 
 @click.command("datasets")

@@ -2,36 +2,42 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import os
-import signal
+import re
+import shlex
 import sys
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from backends.base import Status
 from backends.errors import SudokuError
-from harness import results, runner
+from harness import exit_codes, results, runner
 from harness.cli.common import (
     EXIT_ERROR,
-    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_REGRESSION,
     EXIT_WRONG,
-    STOP_SIGNALS,
-    Terminated,
     UserError,
-    _terminate,
     default_out,
     distinct_files,
+    gate_options,
+    interrupted_code,
     jobs_option,
     load_records,
     out_option,
     quiet_option,
+    stop_signals,
     timeout_option,
 )
+from harness.progress import Progress
+from harness.readers import PuzzleRecord
 
 
 def exit_code_for(statuses: Sequence[str]) -> int:
@@ -43,8 +49,19 @@ def exit_code_for(statuses: Sequence[str]) -> int:
     return EXIT_OK
 
 
-@click.command()
-@click.argument("files", nargs=-1, required=True)
+@dataclasses.dataclass(frozen=True)
+class GateOptions:
+    """How ``--baseline`` judges the run (see :mod:`harness.gate`)."""
+
+    baseline: Path | None
+    only_common: bool
+    compare_time_anyway: bool
+
+
+@click.command(
+    epilog="\b\nExit codes:\n" + "\n".join(f"  {line}" for line in exit_codes.TABLE.split("\n"))
+)
+@click.argument("files", nargs=-1)
 @click.option(
     "-b",
     "--backend",
@@ -83,7 +100,12 @@ def exit_code_for(statuses: Sequence[str]) -> int:
 @jobs_option("Worker processes in parallel (recorded: it changes timings).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds the backend order.")
 @out_option("The CSV to write [default: results/<file stems>-<time>.csv].")
-@click.option("--resume", is_flag=True, help="Complete an interrupted run in --out.")
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Complete an interrupted run in --out, with the settings in its .meta.json "
+    "(FILES and options may be left out; any given must match).",
+)
 @click.option("--skip-invalid", is_flag=True, help="Run the good lines, record the bad ones.")
 @click.option(
     "--max-bad-lines",
@@ -96,8 +118,10 @@ def exit_code_for(statuses: Sequence[str]) -> int:
     "--baseline",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     default=None,
-    help="After the run, gate it against this CSV as 'harness check' does.",
+    help="After the run, gate it against this CSV as 'harness check' does; backends not "
+    "run here are not judged.",
 )
+@gate_options("With --baseline: ")
 @click.option(
     "--by-tier",
     is_flag=True,
@@ -118,16 +142,72 @@ def run(
     skip_invalid: bool,
     max_bad_lines: int,
     baseline: Path | None,
+    only_common: bool,
+    compare_time_anyway: bool,
     by_tier: bool,
     quiet: bool,
 ) -> None:
-    """Run backends over puzzle FILES (- for stdin); write a CSV and print a table."""
+    """Run backends over puzzle FILES (- for stdin); write a CSV and print a table.
+
+    Examples:
+
+    \b
+      harness run datasets/easy.txt                      # mrv, 30 s timeout
+      harness run -b all --timeout 5 datasets/hard95.txt # every backend
+      harness run -b ac3:select=B,order=least -b dlx --repeat 5 datasets/hard95.txt
+      harness run -b all --out results/x.csv FILE        # after Ctrl-C: add --resume
+      harness run -b mrv --baseline results/old.csv FILE # gate it as 'harness check' does
+      harness report results/x.csv -o report.html        # then look at the results
+    """
+    given = {
+        "backends": list(backends),
+        "files": list(files),
+        "timeout": timeout,
+        "memory_limit": memory_limit,
+        "limit_solutions": limit_solutions,
+        "repeat": repeat,
+        "seed": seed,
+    }
     try:
-        choices = runner.resolve_backends(backends)
+        config = _config(given, jobs, out, resume)
+        if baseline is not None:  # a baseline the gate cannot read fails now, not after the run
+            results.read_results(baseline)
+        runner.validate(config)
     except SudokuError as exc:
         raise UserError(str(exc)) from None
+    _note_jobs(jobs, quiet)
+    records, bad = load_records(config.datasets, skip_invalid, max_bad_lines)
+    config = dataclasses.replace(config, skipped=bad)
+    result = _solve(records, config, quiet)
+    gate = GateOptions(baseline, only_common, compare_time_anyway)
+    code = report(result, records, config, gate, by_tier)
+    # Nothing is left to collect: move every object out of the collector's sight, so that
+    # interpreter shutdown skips its full collections (~0.1 s once pandas is loaded).
+    gc.freeze()
+    sys.exit(code)
+
+
+def _explicit(name: str) -> bool:
+    source = click.get_current_context().get_parameter_source(name)
+    return source not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None)
+
+
+def _config(given: dict[str, Any], jobs: int, out: Path | None, resume: bool) -> runner.RunConfig:
+    """The run's configuration; a --resume takes what the command line leaves out from the
+    run's metadata, and refuses what differs from it."""
+    if resume and out is None:
+        raise UserError("--resume needs --out naming the CSV to complete")
+    named = {k: v for k, v in given.items() if _explicit(k) or (k == "files" and v)}
+    if "backends" in named:  # compared as canonical specs ('all' expanded)
+        named["backends"] = [c.spec for c in runner.resolve_backends(named["backends"])]
+    settings = {**given, **named}
+    if resume and out is not None:
+        settings.update(runner.resume_settings(out, named))
+    if not settings["files"]:
+        raise UserError("give at least one puzzle FILE, or - for standard input")
+    choices = runner.resolve_backends(settings["backends"])
     for choice in choices:
-        if choice.unavailable and "all" not in backends:
+        if choice.unavailable and "all" not in settings["backends"]:
             raise UserError(f"backend {choice.spec} is unavailable: {choice.unavailable}")
         if choice.unavailable:
             click.echo(
@@ -135,6 +215,22 @@ def run(
                 "recorded as UNAVAILABLE",
                 err=True,
             )
+    files = distinct_files(settings["files"])
+    return runner.RunConfig(
+        backends=choices,
+        out=out or default_out(files),
+        limit=settings["limit_solutions"],
+        timeout=settings["timeout"],
+        memory_limit_mib=settings["memory_limit"],
+        repeat=settings["repeat"],
+        jobs=jobs,
+        seed=settings["seed"],
+        resume=resume,
+        datasets=files,
+    )
+
+
+def _note_jobs(jobs: int, quiet: bool) -> None:
     cores = os.cpu_count() or 1
     if jobs >= cores and not quiet:
         click.echo(
@@ -142,56 +238,64 @@ def run(
             "and with the harness, so times are higher than with fewer jobs (recorded per row)",
             err=True,
         )
-    if resume and out is None:
-        raise UserError("--resume needs --out naming the CSV to complete")
-    if out is not None and out.exists() and not resume:
-        raise UserError(f"{out} exists; pass --resume to complete it, or choose another --out")
-    if baseline is not None:  # a baseline the gate cannot read fails now, not after the run
-        try:
-            results.require_columns(baseline, results.read_results(baseline)[0])
-        except SudokuError as exc:
-            raise UserError(str(exc)) from None
-    records, bad = load_records(files, skip_invalid, max_bad_lines)
-    config = runner.RunConfig(
-        backends=choices,
-        out=out or default_out(files),
-        limit=limit_solutions,
-        timeout=timeout,
-        memory_limit_mib=memory_limit,
-        repeat=repeat,
-        jobs=jobs,
-        seed=seed,
-        resume=resume,
-        skipped=bad,
-        datasets=distinct_files(files),
-    )
+
+
+def resume_command(config: runner.RunConfig) -> str:
+    """The whole command that completes ``config``'s run, for the interrupt hint."""
+    args = ["harness", "run"]
+    args += [a for c in config.backends for a in ("-b", c.spec)]
+    args += ["--timeout", f"{config.timeout:g}", "--memory-limit", f"{config.memory_limit_mib:g}"]
+    args += ["--limit-solutions", str(config.limit), "--repeat", str(config.repeat)]
+    args += ["--jobs", str(config.jobs), "--seed", str(config.seed)]
+    args += ["--resume", "--out", str(config.out), *config.datasets]
+    return shlex.join(args)
+
+
+def _solve(
+    records: Sequence[PuzzleRecord], config: runner.RunConfig, quiet: bool
+) -> runner.RunResult:
+    """Run with a progress bar; a stop signal ends it with the resume hint and its code."""
     total = runner.total_steps(records, config)
-    previous = {signum: signal.signal(signum, _terminate) for signum in STOP_SIGNALS}
     try:
-        with click.progressbar(
-            length=total,
-            label="solving",
-            file=sys.stderr,
-            show_pos=True,
-            hidden=quiet,
-        ) as bar:
-            result = runner.run(
+        with stop_signals(), Progress(total, quiet=quiet) as bar:
+            return runner.run(
                 records, config, progress=bar.update, background_imports=("harness.tables",)
             )
-    except SudokuError as exc:  # a CSV that cannot be resumed: found before anything runs
+    except SudokuError as exc:  # a CSV that cannot be resumed or is busy: found before solving
         raise UserError(str(exc)) from None
     except OSError as exc:  # cannot write the CSV or its metadata (rows so far are kept)
         raise UserError(f"cannot write {exc.filename or config.out}: {exc.strerror}") from None
     except KeyboardInterrupt as stop:
         click.echo(
-            f"\ninterrupted; the rows so far are in {config.out}; "
-            f"complete it with --resume --out {config.out}",
+            f"\ninterrupted; the rows so far are in {config.out}; complete it with --resume:\n"
+            f"  {resume_command(config)}",
             err=True,
         )
-        sys.exit(128 + stop.signum if isinstance(stop, Terminated) else EXIT_INTERRUPTED)
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        sys.exit(interrupted_code(stop))
+
+
+def failure_summary(rows: Sequence[Mapping[str, str]]) -> list[str]:
+    """One line per failing status (ERROR, MEMOUT) naming its most common reason."""
+    lines = []
+    for status in (Status.ERROR.value, Status.MEMOUT.value):
+        messages = [r.get("message") or "(no message)" for r in rows if r["status"] == status]
+        if not messages:
+            continue
+        shapes = Counter(re.sub(r"\d+(\.\d+)?", "#", m) for m in messages)
+        shape, count = shapes.most_common(1)[0]
+        example = next(m for m in messages if re.sub(r"\d+(\.\d+)?", "#", m) == shape)
+        lines.append(f"{status}: {len(messages)} row(s); most common reason ({count}): {example}")
+    return lines
+
+
+def report(
+    result: runner.RunResult,
+    records: Sequence[PuzzleRecord],
+    config: runner.RunConfig,
+    gate_options: GateOptions,
+    by_tier: bool,
+) -> int:
+    """Print the tables, the notes and the gate's verdict; return the run's exit code."""
     from harness import tables  # pandas loads only once the solving is done
 
     frame = tables.load(result.csv_path)
@@ -210,16 +314,21 @@ def run(
         click.echo(f"\nresumed: {result.resumed} row(s) were already in the CSV")
     if result.cross_checked:
         click.echo(f"cross-check: {result.cross_checked} claim(s) refuted by another backend")
+    for line in failure_summary(result.rows):
+        click.echo(line)
     click.echo(f"\nrows: {result.csv_path}\nmetadata: {result.meta_path}")
     code = exit_code_for(list(frame["status"]))
-    if baseline is not None:
+    if gate_options.baseline is not None:
         from harness import gate
 
-        verdict = gate.check_files(baseline, result.csv_path)
+        verdict = gate.check_files(
+            gate_options.baseline,
+            result.csv_path,
+            compare_time_anyway=gate_options.compare_time_anyway,
+            only_common=gate_options.only_common,
+            scope={c.spec for c in config.backends},
+        )
         click.echo("\n" + verdict.markdown())
         if code == EXIT_OK and verdict.exit_code == gate.EXIT_REGRESSION:
             code = EXIT_REGRESSION
-    # Nothing is left to collect: move every object out of the collector's sight, so that
-    # interpreter shutdown skips its full collections (~0.1 s once pandas is loaded).
-    gc.freeze()
-    sys.exit(code)
+    return code

@@ -1,0 +1,102 @@
+"""Reading speed: harness.readers on COUNT distinct 9x9 puzzles in four layouts.
+
+    python benchmarks/bench_readers.py [--count 20000] [--rounds 7] [--compare FILE.py]
+
+The puzzles are the symmetry variants of the public sets that bench_overhead.py builds. Each
+layout is written to a temporary file: one puzzle per line, the same with a rating after each
+grid, gzip, and multi-line grids (``Puzzle.pretty``). It prints, per layout, the median time
+of ``read_puzzles`` over ROUNDS rounds and the time per puzzle. ``--compare`` loads another
+implementation of the readers from a file (say ``git show main:harness/readers.py >
+/tmp/old.py``) and times it in the same rounds, alternating, with the ratio new/other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import importlib.util
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench_overhead import build
+
+from backends.puzzle import Puzzle
+from harness.readers import read_puzzles
+
+Reader = Callable[[str], object]
+
+
+def write_layouts(puzzles: list[str], folder: Path) -> dict[str, Path]:
+    """The puzzles in four layouts, one file each."""
+    plain = "".join(f"{text}\n" for text in puzzles)
+    files = {
+        "one-line": (plain.encode(), "p.txt"),
+        "with rating": ("".join(f"{text} # 2.5\n" for text in puzzles).encode(), "r.txt"),
+        "gzip": (gzip.compress(plain.encode()), "p.txt.gz"),
+        "grids": ("\n\n".join(Puzzle.parse(t).pretty() for t in puzzles).encode(), "g.txt"),
+    }
+    paths = {}
+    for name, (data, file_name) in files.items():
+        path = folder / file_name
+        path.write_bytes(data)
+        paths[name] = path
+    return paths
+
+
+def load_other(path: str) -> Reader:
+    """``read_puzzles`` of another readers implementation, loaded from a file."""
+    spec = importlib.util.spec_from_file_location("other_readers", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["other_readers"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module.read_puzzles
+
+
+def timed(reader: Reader, path: Path) -> float:
+    start = time.perf_counter()
+    reader(str(path))
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=20_000)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--compare", help="another readers module file to time side by side")
+    args = parser.parse_args()
+    readers: dict[str, Reader] = {"readers": read_puzzles}
+    if args.compare:
+        readers["other"] = load_other(args.compare)
+    puzzles = build(args.count, seed=1)
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = write_layouts(puzzles, Path(tmp))
+        for reader in readers.values():  # warm-up: imports, caches
+            reader(str(paths["one-line"]))
+        times = {(layout, name): [] for layout in paths for name in readers}
+        for _ in range(args.rounds):
+            for layout, path in paths.items():
+                for name, reader in readers.items():
+                    times[layout, name].append(timed(reader, path))
+    print(f"{args.count} puzzles, median of {args.rounds} rounds")
+    for layout in paths:
+        cells = []
+        for name in readers:
+            median = statistics.median(times[layout, name])
+            cells.append(f"{name} {median * 1e3:7.1f} ms ({median / args.count * 1e6:4.1f} us)")
+        if args.compare:
+            ratio = statistics.median(times[layout, "readers"]) / statistics.median(
+                times[layout, "other"]
+            )
+            cells.append(f"ratio {ratio:.2f}")
+        print(f"{layout:<12} " + "   ".join(cells))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+"""``harness report``, ``harness plot`` and ``harness table``: look at results CSVs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from backends.errors import SudokuError
+from harness.cli.common import UserError
+
+FORMATS = ("text", "markdown", "csv", "json")
+PLOT_SUFFIXES = (".svg", ".png", ".pdf")
+
+
+def _pair(value: str | None) -> tuple[str, str] | None:
+    if value is None:
+        return None
+    names = [v.strip() for v in value.split(",")]
+    if len(names) != 2 or not all(names):
+        raise UserError(f"--pair takes two backends as A,B, not {value!r}")
+    return names[0], names[1]
+
+
+def _need_matplotlib() -> None:
+    try:
+        import matplotlib  # noqa: F401 (only to know it is there)
+    except ImportError:
+        raise UserError("plots need matplotlib: pip install 'sudoku-harness[report]'") from None
+
+
+def _write(path: Path, write) -> None:
+    try:
+        write(path)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+results_argument = click.argument(
+    "csvs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+pair_option = click.option(
+    "--pair", default=None, help="Two backends A,B for the scatter plot [default: the two best]."
+)
+
+
+@click.command()
+@results_argument
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("report.html"),
+    show_default=True,
+    help="The HTML file to write.",
+)
+@pair_option
+@click.option(
+    "--baseline",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Add the gate's verdict against this CSV (as 'harness check' gives it).",
+)
+def report(csvs: tuple[Path, ...], out: Path, pair: str | None, baseline: Path | None) -> None:
+    """Write one self-contained HTML page (plots, tables, provenance) for results CSVS.
+
+    It works offline: inline SVG and no network reference.
+    """
+    _need_matplotlib()
+    from harness.report import ReportError, build
+
+    try:
+        text = build(csvs, _pair(pair), baseline)
+    except (SudokuError, ReportError) as exc:
+        raise UserError(str(exc)) from None
+    _write(out, lambda p: p.write_text(text, encoding="utf-8"))
+    click.echo(f"report: {out}")
+
+
+@click.command()
+@click.argument("kind", type=click.Choice(["cactus", "scatter", "effort"]))
+@results_argument
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The file to write; its suffix picks the format (.svg, .png, .pdf).",
+)
+@pair_option
+@click.option("--dataset", default=None, help="Dataset to draw, by file name [default: the first].")
+def plot(
+    kind: str, csvs: tuple[Path, ...], out: Path, pair: str | None, dataset: str | None
+) -> None:
+    """Draw one plot of results CSVS: cactus, scatter (two backends) or effort."""
+    if out.suffix.lower() not in PLOT_SUFFIXES:
+        raise UserError(f"{out}: the suffix must be one of {', '.join(PLOT_SUFFIXES)}")
+    _need_matplotlib()
+    from harness.report import ReportError, check_pair, data, plots
+
+    try:
+        runs = data.load_runs(csvs)
+        check_pair(runs, _pair(pair))
+    except (SudokuError, ReportError) as exc:
+        raise UserError(str(exc)) from None
+    choices = data.groups(runs.frame)
+    titles = [t for t, _ in choices]
+    if dataset is not None and dataset not in titles:
+        raise UserError(f"--dataset: no {dataset!r} in the results; they hold {', '.join(titles)}")
+    title, frame = next((c for c in choices if c[0] == dataset), choices[0])
+    if dataset is None and len(choices) > 1:
+        click.echo(f"note: drawing {title}; --dataset picks one of {', '.join(titles)}", err=True)
+    palette = plots.colours(data.backends(runs.frame))
+    if kind == "cactus":
+        points = data.cactus(frame, data.ranking(frame, runs.timeout))
+        figure = plots.cactus(points, runs.timeout, f"{title}: cactus", palette)
+    elif kind == "effort":
+        figure = plots.effort(data.effort(frame), title, palette)
+    else:
+        chosen = _pair(pair) or data.default_pair(frame, runs.timeout)
+        if chosen is None:
+            raise UserError(f"a scatter plot needs two backends; {title} has fewer")
+        points = data.scatter(frame, *chosen, runs.timeout)
+        figure = plots.scatter(
+            points, *chosen, runs.timeout, f"{title}: {chosen[0]} vs {chosen[1]}"
+        )
+    _write(out, lambda p: plots.save(figure, p))
+    click.echo(f"{kind}: {out}")
+
+
+@click.command()
+@results_argument
+@click.option(
+    "--by",
+    default=None,
+    help="Group columns, comma-separated, from backend, dataset, size "
+    "[default: backend,dataset, and size when a dataset mixes sizes].",
+)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--wide", is_flag=True, help="Every column in one table (text, markdown, csv).")
+def table(csvs: tuple[Path, ...], by: str | None, fmt: str, wide: bool) -> None:
+    """Print the summary table of results CSVS, numbers in human form.
+
+    Text and Markdown fit 100 columns (split in parts repeating the key columns) unless
+    --wide; CSV keeps the key columns unless --wide; JSON has every column.
+    """
+    import pandas as pd
+
+    from harness import tables
+
+    groups = None
+    if by is not None:
+        groups = tuple(g.strip() for g in by.split(",") if g.strip())
+        unknown = [g for g in groups if g not in ("backend", "dataset", "size")]
+        if unknown or not groups:
+            raise UserError(f"--by takes backend, dataset and size, not {by!r}")
+    try:
+        frame = pd.concat([tables.load(p) for p in csvs], ignore_index=True)
+    except SudokuError as exc:
+        raise UserError(str(exc)) from None
+    summary = tables.summary(frame, groups)
+    width = None if wide else tables.WIDTH
+    if fmt == "text":
+        text = tables.render(summary, width)
+    elif fmt == "markdown":
+        text = tables.markdown(summary, width)
+    elif fmt == "json":
+        text = tables.to_json(summary)
+    else:
+        keys = [c for c in summary.columns if c in tables.KEY_COLUMNS or c in (groups or ())]
+        text = tables.to_csv(summary if wide else summary[keys])
+    click.echo(text)
+    sys.stdout.flush()

@@ -1,0 +1,113 @@
+"""The progress display of ``harness run``: elapsed time, ETA, what runs now, and how many
+rows so far timed out, failed or were wrong.
+
+On a terminal it is one line redrawn in place; elsewhere (a CI log) it is one short line
+every few seconds. At the end it prints the total time. ``quiet`` silences all of it.
+The runner calls :meth:`Progress.update` with the number of finished steps and, when it has
+one, the row just written.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from collections.abc import Callable, Mapping
+from types import TracebackType
+from typing import Any, TextIO
+
+from harness.humanize import count, duration
+
+#: Seconds between two lines when the stream is not a terminal.
+LOG_INTERVAL_S = 5.0
+#: Seconds between two redraws on a terminal.
+REDRAW_S = 0.1
+#: The statuses counted as they happen (ERROR and MEMOUT together as errors).
+COUNTED = {"TIMEOUT": "timeouts", "ERROR": "errors", "MEMOUT": "errors", "WRONG": "wrong"}
+
+
+class Progress:
+    """Counts finished steps out of ``total`` and shows them on ``stream`` (stderr)."""
+
+    def __init__(
+        self,
+        total: int,
+        stream: TextIO | None = None,
+        quiet: bool = False,
+        interval: float = LOG_INTERVAL_S,
+        clock: Callable[[], float] = time.monotonic,
+        tty: bool | None = None,
+    ) -> None:
+        self.total = total
+        self.stream = stream or sys.stderr
+        self.quiet = quiet
+        self.interval = interval
+        self.clock = clock
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.done = 0
+        self.counts = {"timeouts": 0, "errors": 0, "wrong": 0}
+        self.current = ""
+        self.start = clock()
+        self.shown = -float("inf")  # when the last line or redraw was written
+
+    def __enter__(self) -> Progress:
+        self.start = self.clock()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        if self.quiet:
+            return
+        if self.tty:
+            self._write("\r" + " " * self._columns() + "\r")
+        if kind is None:
+            self._write(self.final_line() + "\n")
+
+    def update(self, steps: int = 1, row: Mapping[str, Any] | None = None) -> None:
+        """``steps`` more finished; ``row`` (optional) is the row just written."""
+        self.done += steps
+        if row is not None:
+            self.current = f"{row.get('backend', '')} on {row.get('dataset', '')}"
+            counted = COUNTED.get(str(row.get("status", "")))
+            if counted:
+                self.counts[counted] += 1
+        if self.quiet:
+            return
+        now = self.clock()
+        if self.tty and now - self.shown >= REDRAW_S:
+            self.shown = now
+            self._write("\r" + self.line()[: self._columns() - 1].ljust(self._columns() - 1))
+        elif not self.tty and now - self.shown >= self.interval:
+            self.shown = now
+            self._write(self.line() + "\n")
+
+    def line(self) -> str:
+        """The state now, e.g. ``solving 120/950 13% 0:42, ETA 4:38; mrv on hard95.txt;
+        timeouts 3, errors 0, wrong 0``."""
+        elapsed = self.clock() - self.start
+        share = self.done / self.total if self.total else 1.0
+        eta = duration(elapsed / self.done * (self.total - self.done)) if self.done else "?"
+        where = f"; {self.current}" if self.current else ""
+        return (
+            f"solving {count(self.done)}/{count(self.total)} {share:.0%} {duration(elapsed)}, "
+            f"ETA {eta}{where}; {self._counts()}"
+        )
+
+    def final_line(self) -> str:
+        """What the run did, in how long: ``done: 950 rows in 5:20; timeouts 3, ...``."""
+        elapsed = duration(self.clock() - self.start)
+        return f"done: {count(self.done)} rows in {elapsed}; {self._counts()}"
+
+    def _counts(self) -> str:
+        return ", ".join(f"{name} {count(n)}" for name, n in self.counts.items())
+
+    def _columns(self) -> int:
+        return shutil.get_terminal_size((100, 24)).columns
+
+    def _write(self, text: str) -> None:
+        self.stream.write(text)
+        self.stream.flush()

@@ -1,0 +1,54 @@
+"""What the readers hand out: puzzle records, bad lines, the whole-file error, and their text."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from backends.errors import SudokuError
+from backends.puzzle import Puzzle
+
+
+class DatasetError(SudokuError):
+    """A dataset cannot be read at all: missing, a directory, unreadable, not gzip, not text."""
+
+
+@dataclass(frozen=True)
+class PuzzleRecord:
+    """One puzzle read from a dataset, with what the file says about it."""
+
+    dataset: str  # the path as the user gave it ("-" for stdin)
+    line: int  # 1-based line where the puzzle starts
+    puzzle: Puzzle
+    expected_count: int | None  # expected number of solutions, if the file says
+    expected_solution: Puzzle | None  # expected solution grid, if the file gives one
+    meta: str  # anything after the grid on its line, raw (stripped)
+
+
+@dataclass(frozen=True)
+class BadLine:
+    """A line (or the first line of a grid) that could not be read, and why."""
+
+    dataset: str
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.dataset}:{self.line}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """Everything read from one dataset: good puzzles and bad lines, each in line order."""
+
+    records: tuple[PuzzleRecord, ...]
+    bad: tuple[BadLine, ...]
+
+
+def format_bad_lines(bad: Sequence[BadLine], limit: int = 20) -> str:
+    """Up to ``limit`` bad lines as ``FILE:LINE: reason``, then ``... and K more bad lines``."""
+    shown = [str(item) for item in bad[: max(limit, 0)]]
+    hidden = len(bad) - len(shown)
+    if hidden > 0:
+        shown.append(f"... and {hidden} more bad line{'' if hidden == 1 else 's'}")
+    return "\n".join(shown)

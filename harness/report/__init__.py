@@ -1,0 +1,82 @@
+"""``harness report``: one self-contained HTML page per set of results CSVs.
+
+:mod:`.data` computes what each plot and table shows, :mod:`.plots` draws it with
+matplotlib (Agg, imported only here), :mod:`.html` lays out the page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from harness.report import data
+
+
+class ReportError(ValueError):
+    """Input the report cannot use (an unknown --pair backend, ...); one line."""
+
+
+def check_pair(runs: data.Runs, pair: tuple[str, str] | None) -> None:
+    """Raise :class:`ReportError` unless both backends of ``pair`` are in the rows."""
+    known = list(dict.fromkeys(runs.frame["backend"]))
+    for name in pair or ():
+        if name not in known:
+            raise ReportError(
+                f"--pair: no backend {name!r} in the results; they hold {', '.join(known)}"
+            )
+
+
+def build(
+    paths: Sequence[str | Path],
+    pair: tuple[str, str] | None = None,
+    baseline: Path | None = None,
+) -> str:
+    """The page for the results CSVs ``paths`` (and, given one, a baseline CSV)."""
+    from harness.report import html, plots
+
+    runs = data.load_runs(paths)
+    check_pair(runs, pair)
+    palette = plots.colours(data.backends(runs.frame))
+    sections, toc = [html.provenance(runs.metas, runs.timeout_note)], [("provenance", "Provenance")]
+    for index, (title, frame) in enumerate(data.groups(runs.frame)):
+        sections.append(html.group_section(index, title, frame, runs.timeout, pair, palette))
+        toc.append((f"dataset-{index}", title))
+    if baseline is not None:
+        sections.append(_baseline(baseline, paths, runs, palette))
+        toc.append(("baseline", "Against the baseline"))
+    names = ", ".join(Path(p).name for p in paths)
+    return html.page(sections, f"sudoku-harness report: {names}", toc)
+
+
+def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, palette) -> str:
+    """The gate's findings (harness/gate.py, as ``harness check`` runs it) and time ratios."""
+    from harness import gate, tables
+    from harness.report import html, plots
+
+    known: dict[str, bool] = dict(gate.deterministic_specs(baseline))
+    for path in paths:
+        known.update(gate.deterministic_specs(Path(path)))
+    old = tables.load(baseline)
+    verdict = gate.compare(old, runs.raw.drop(columns="run"), known)
+    findings = pd.DataFrame([vars(f) for f in verdict.findings])
+    pairs = data.old_new(old, runs.raw)
+    ratios = []
+    for (backend, dataset), rows in pairs.groupby(["backend", "dataset"], sort=True):
+        ratio, low, high = data.ratio_interval(rows["old"], rows["new"])
+        ratios.append(
+            {
+                "backend": backend,
+                "dataset": dataset,
+                "pairs": len(rows),
+                "ratio": ratio,
+                "low": low,
+                "high": high,
+            }
+        )
+    figure = plots.old_new(pairs, "baseline against new, per puzzle", palette)
+    overall = {gate.EXIT_OK: "holds", gate.EXIT_REGRESSION: "REGRESSION"}.get(
+        verdict.exit_code, "WRONG ANSWERS"
+    )
+    return html.baseline_section(overall, findings, pd.DataFrame(ratios), plots.svg(figure, "b"))

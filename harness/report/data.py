@@ -1,0 +1,301 @@
+"""The numbers behind every plot and table of the report, apart from drawing them.
+
+All times are the solve phase (``solve_s``, seconds), as in ``harness table`` and the gate;
+one row per (puzzle, backend) after :func:`harness.tables.per_puzzle` (repeats reduced to
+their median). A *correct* answer is a checked SOLVED or UNSAT row (UNSAT is WRONG when the
+file gives a count it contradicts). Unanswered rows (TIMEOUT, UNKNOWN, ERROR, MEMOUT, WRONG,
+UNAVAILABLE) are never timed as answers: the scatter plot pins them at the timeout and
+PAR-2 counts them as twice the timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from backends.base import Status
+from harness import tables
+from harness.provenance import meta_path_for
+from harness.results import ResultsError
+
+PUZZLE = ["line", "puzzle"]
+VBS = "virtual best"
+
+
+@dataclass
+class Runs:
+    """The rows of one or more results CSVs, and what their metadata says."""
+
+    raw: pd.DataFrame  # every row as read, backends labelled per run when runs share one
+    frame: pd.DataFrame  # one row per (dataset, line, puzzle, backend)
+    metas: list[tuple[str, dict[str, Any] | None]] = field(default_factory=list)
+    timeout: float = math.nan  # seconds
+    timeout_note: str = ""
+
+
+def load_runs(paths: Sequence[str | Path]) -> Runs:
+    """Read results CSVs (raises :class:`ResultsError` naming a bad one).
+
+    A backend that appears in more than one CSV is labelled ``spec (file stem)`` so two runs
+    of it stay apart.
+    """
+    frames = []
+    for path in paths:
+        frame = tables.load(path)
+        if frame.empty:
+            raise ResultsError(f"{path}: no result rows")
+        frames.append(frame.assign(run=str(path)))
+    owners: dict[str, set[str]] = {}
+    for frame in frames:
+        for spec in frame["backend"].unique():
+            owners.setdefault(spec, set()).add(frame["run"].iloc[0])
+    for i, frame in enumerate(frames):
+        stem = Path(frame["run"].iloc[0]).stem
+        shared = frame["backend"].map(lambda s: len(owners[s]) > 1)
+        frames[i] = frame.assign(
+            backend=frame["backend"].where(~shared, frame["backend"] + f" ({stem})")
+        )
+    raw = pd.concat(frames, ignore_index=True)
+    metas = [(str(p), read_meta(Path(p))) for p in paths]
+    timeout, note = timeout_of(metas, raw)
+    return Runs(raw, tables.per_puzzle(raw), metas, timeout, note)
+
+
+def read_meta(csv_path: Path) -> dict[str, Any] | None:
+    """The run's ``.meta.json``, or None when it is missing or unreadable."""
+    try:
+        meta = json.loads(meta_path_for(csv_path).read_text())
+    except (OSError, ValueError):
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
+def timeout_of(metas: Sequence[tuple[str, dict[str, Any] | None]], raw: pd.DataFrame):
+    """The timeout in seconds (the largest the runs used) and a note saying where it came
+    from; without metadata, the longest time any row ran."""
+    limits = [
+        float(m["limits"]["timeout_s"])
+        for _, m in metas
+        if m and isinstance(m.get("limits"), dict) and m["limits"].get("timeout_s")
+    ]
+    if limits:
+        return max(limits), ""
+    longest = float(raw["solve_s"].max()) if raw["solve_s"].notna().any() else 1.0
+    return longest, "no timeout recorded (no .meta.json): the longest solve stands in for it"
+
+
+def groups(frame: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """(title, rows) per dataset, and per grid size when a dataset mixes sizes."""
+    keys = [k for k in tables.grouping(frame) if k != "backend"]
+    out = []
+    for key, group in frame.groupby(keys, sort=True, dropna=False):
+        values = key if isinstance(key, tuple) else (key,)
+        title = Path(str(values[0])).name
+        if len(values) > 1:
+            title += f" ({values[1]}x{values[1]})"
+        out.append((title, group))
+    return out
+
+
+def correct(frame: pd.DataFrame) -> pd.Series:
+    """True where the row is a checked answer (SOLVED or UNSAT)."""
+    return frame["status"].isin(tables.ANSWERED)
+
+
+def backends(frame: pd.DataFrame) -> list[str]:
+    """The backends that ran here (not all UNAVAILABLE), in order of first appearance."""
+    ran = frame[frame["status"] != Status.UNAVAILABLE.value]
+    return list(dict.fromkeys(ran["backend"]))
+
+
+def cactus(frame: pd.DataFrame, order: Sequence[str] = ()) -> dict[str, list[float]]:
+    """Per backend (those in ``order`` first, in that order), its correct answers' solve
+    times in ascending order: point k of the curve is (k + 1 puzzles solved, each within
+    this time)."""
+    answered = frame[correct(frame)]
+    names = [b for b in order if b in backends(frame)]
+    names += [b for b in backends(frame) if b not in names]
+    return {b: sorted(answered.loc[answered["backend"] == b, "solve_s"].dropna()) for b in names}
+
+
+def scatter(frame: pd.DataFrame, a: str, b: str, timeout: float) -> pd.DataFrame:
+    """Per puzzle both backends ran: ``x`` (a's time), ``y`` (b's), pinned at ``timeout``
+    where that backend gave no correct answer; ``wrong`` when either answer was WRONG."""
+    keep = ["line", "puzzle", "status", "solve_s"]
+    left = frame.loc[frame["backend"] == a, keep]
+    right = frame.loc[frame["backend"] == b, keep]
+    pairs = left.merge(right, on=PUZZLE, suffixes=("_a", "_b"))
+    ok_a = pairs["status_a"].isin(tables.ANSWERED)
+    ok_b = pairs["status_b"].isin(tables.ANSWERED)
+    wrong = Status.WRONG.value
+    return pd.DataFrame(
+        {
+            "line": pairs["line"],
+            "x": pairs["solve_s_a"].where(ok_a, timeout),
+            "y": pairs["solve_s_b"].where(ok_b, timeout),
+            "pinned_x": ~ok_a,
+            "pinned_y": ~ok_b,
+            "wrong": (pairs["status_a"] == wrong) | (pairs["status_b"] == wrong),
+        }
+    ).reset_index(drop=True)
+
+
+def wins(pairs: pd.DataFrame) -> tuple[int, int]:
+    """From :func:`scatter`'s pairs: on how many puzzles a (x) and b (y) were faster."""
+    return int((pairs["x"] < pairs["y"]).sum()), int((pairs["y"] < pairs["x"]).sum())
+
+
+def vbs(frame: pd.DataFrame) -> pd.Series:
+    """Per puzzle (line, puzzle), the virtual best solver's time: the fastest correct answer
+    among the backends; NaN where no backend answered it."""
+    every = frame[PUZZLE].drop_duplicates().set_index(PUZZLE).index
+    best = frame[correct(frame)].groupby(PUZZLE)["solve_s"].min()
+    return best.reindex(every)
+
+
+def par2(times: pd.Series, answered: pd.Series, timeout: float) -> float:
+    """Penalised average runtime: the mean of the times, an unsolved puzzle as 2 x timeout."""
+    if not len(times):
+        return math.nan
+    return float(times.where(answered, 2 * timeout).mean())
+
+
+def fastest_alone(frame: pd.DataFrame) -> dict[str, int]:
+    """Per backend, on how many puzzles its correct answer was strictly the fastest."""
+    answered = frame[correct(frame) & frame["solve_s"].notna()]
+    wins = dict.fromkeys(backends(frame), 0)
+    for _, rows in answered.groupby(PUZZLE):
+        best = rows["solve_s"].min()
+        winners = rows.loc[rows["solve_s"] == best, "backend"]
+        if len(winners) == 1:
+            wins[winners.iloc[0]] = wins.get(winners.iloc[0], 0) + 1
+    return wins
+
+
+def summary(frame: pd.DataFrame, timeout: float) -> pd.DataFrame:
+    """One row per backend, fastest PAR-2 first, then the virtual best solver's row."""
+    wins = fastest_alone(frame)
+    rows = []
+    for backend in backends(frame):
+        group = frame[frame["backend"] == backend]
+        ok = correct(group)
+        rows.append(
+            _row(backend, group["status"], group["solve_s"], ok, timeout)
+            | {
+                "nodes_median": group.loc[ok, "nodes"].median() if "nodes" in group else None,
+                "guesses_median": group.loc[ok, "guesses"].median() if "guesses" in group else None,
+                "fastest_alone": wins.get(backend, 0),
+            }
+        )
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    table = table.sort_values(["par2_ms", "median_ms"], kind="stable")
+    best = vbs(frame)
+    status = pd.Series(
+        [Status.SOLVED.value if not math.isnan(t) else "" for t in best], dtype=object
+    )
+    virtual = _row(VBS, status, best.reset_index(drop=True), best.notna().values, timeout)
+    return pd.concat([table, pd.DataFrame([virtual])], ignore_index=True)
+
+
+def _row(name: str, status: pd.Series, times: pd.Series, ok, timeout: float) -> dict[str, Any]:
+    ms = times[ok] * 1000
+    counts = status.value_counts()
+    return {
+        "backend": name,
+        "solved": f"{int(pd.Series(ok).sum())}/{len(status)}",
+        "timeouts": int(counts.get(Status.TIMEOUT.value, 0)),
+        "errors": int(counts.get(Status.ERROR.value, 0) + counts.get(Status.MEMOUT.value, 0)),
+        "wrong": int(counts.get(Status.WRONG.value, 0)),
+        "median_ms": ms.median(),
+        "mean_ms": ms.mean(),
+        "max_ms": ms.max(),
+        "par2_ms": 1000
+        * par2(times.reset_index(drop=True), pd.Series(ok).reset_index(drop=True), timeout),
+    }
+
+
+def ranking(frame: pd.DataFrame, timeout: float) -> list[str]:
+    """The backends, best PAR-2 first (ties: lower median)."""
+    table = summary(frame, timeout)
+    return [b for b in table["backend"] if b != VBS] if not table.empty else []
+
+
+def default_pair(frame: pd.DataFrame, timeout: float) -> tuple[str, str] | None:
+    """The two backends with the best PAR-2 (None with fewer than two)."""
+    names = ranking(frame, timeout)
+    return (names[0], names[1]) if len(names) >= 2 else None
+
+
+def effort(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per backend that counts nodes, its correct answers' ``solve_s`` and ``nodes``."""
+    if "nodes" not in frame:
+        return {}
+    answered = frame[correct(frame) & frame["nodes"].notna() & frame["solve_s"].notna()]
+    out = {}
+    for backend in backends(frame):
+        rows = answered.loc[answered["backend"] == backend, ["solve_s", "nodes"]]
+        if len(rows):
+            out[backend] = rows.reset_index(drop=True)
+    return out
+
+
+def old_new(baseline: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
+    """Per (backend, dataset, puzzle) both runs answered correctly: ``old`` and ``new``
+    solve times. Datasets match by file name as the gate matches them."""
+    from harness.gate import same_dataset_names
+
+    old_rows, new_rows = same_dataset_names(baseline, new)
+    keys = ["dataset", "line", "puzzle", "backend"]
+    old_p, new_p = tables.per_puzzle(old_rows), tables.per_puzzle(new_rows)
+    old_p, new_p = old_p[correct(old_p)], new_p[correct(new_p)]
+    pairs = old_p[[*keys, "solve_s"]].merge(new_p[[*keys, "solve_s"]], on=keys)
+    return pairs.rename(columns={"solve_s_x": "old", "solve_s_y": "new"})
+
+
+def ratio_interval(old: pd.Series, new: pd.Series, confidence: float = 0.95):
+    """The median of the per-puzzle ratios new / old, with a distribution-free confidence
+    interval for it (order statistics of the sorted ratios, binomial ranks)."""
+    from scipy.stats import binom
+
+    ratios = (new / old).replace([math.inf, -math.inf], math.nan).dropna().sort_values()
+    n = len(ratios)
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    values = ratios.to_numpy()
+    k = int(binom.ppf((1 - confidence) / 2, n, 0.5))  # the interval is [x_(k), x_(n-k+1)]
+    if k < 1 or n - k < k - 1:
+        return float(ratios.median()), math.nan, math.nan  # too few puzzles for an interval
+    return float(ratios.median()), float(values[k - 1]), float(values[n - k])
+
+
+#: The gate's verdicts, worst first: a backend x dataset takes the worst of its checks.
+VERDICTS = ("WRONG", "REGRESSION", "improved", "ok", "info")
+
+
+def verdicts(findings: pd.DataFrame) -> pd.DataFrame:
+    """Per backend x dataset, the worst verdict of the gate's findings and the checks that
+    gave it (``findings`` has the columns of :class:`harness.gate.Finding`)."""
+    rows = []
+    if findings.empty:
+        return pd.DataFrame(columns=["backend", "dataset", "verdict", "checks"])
+    for (backend, dataset), group in findings.groupby(["backend", "dataset"], sort=True):
+        rank = group["verdict"].map(lambda v: VERDICTS.index(v) if v in VERDICTS else 99)
+        worst = group.loc[rank == rank.min(), ["verdict", "check"]]
+        checks = ", ".join(worst["check"]) if worst["verdict"].iloc[0] != "ok" else ""
+        rows.append(
+            {
+                "backend": backend,
+                "dataset": dataset,
+                "verdict": worst["verdict"].iloc[0],
+                "checks": checks,
+            }
+        )
+    return pd.DataFrame(rows)

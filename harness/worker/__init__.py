@@ -1,0 +1,19 @@
+"""Worker processes: every solve runs in one, and its limits are enforced from outside.
+
+- :mod:`harness.worker.wire`: what crosses the pipes (:class:`Task`, the frozen
+  :class:`Outcome`, the warm-up notices);
+- :mod:`harness.worker.measure`: build, warm up, encode and solve inside a worker, timed;
+- :mod:`harness.worker.child`: a worker process's set-up and task loop;
+- :mod:`harness.worker.handle`: the parent's handle on one worker process: clocks, memory,
+  stop and kill, with every process it started;
+- :mod:`harness.worker.pool`: :class:`WorkerPool`, the parent's side: which worker gets
+  which task, time and memory limits, replacements, broken warm-ups;
+- :mod:`harness.worker.imports`: imports the parent runs while its workers solve.
+"""
+
+from harness.worker.handle import kill_grace
+from harness.worker.imports import import_in_background
+from harness.worker.pool import WorkerPool
+from harness.worker.wire import Outcome, Task
+
+__all__ = ["Outcome", "Task", "WorkerPool", "import_in_background", "kill_grace"]

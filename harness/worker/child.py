@@ -1,0 +1,99 @@
+"""The worker process: its set-up and its task loop.
+
+Set-up: its own session (the parent kills the whole process group), SIGKILLed by Linux
+when the parent dies, a subreaper for whatever its backend starts (so a grandchild that
+leaves in a new session is still the worker's descendant for the parent to kill), and its
+stdout and stderr sent to the run's log, never to the harness's terminal or pipe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import faulthandler
+import os
+import signal
+import sys
+from multiprocessing.connection import Connection
+
+from backends.base import Status
+from harness.worker.measure import WorkerState, measure, perf_counter, warm_up
+from harness.worker.wire import Outcome, Ready, Warming
+
+ANSWERED = (Status.SOLVED, Status.UNSAT)
+_PR_SET_PDEATHSIG = 1  # prctl options, <linux/prctl.h>
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _prctl(option: int, value: int) -> None:
+    """Linux's prctl(2); nothing elsewhere (not Linux: the pipes' EOF and kills must do)."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(option, value)
+
+
+def _die_with_parent(parent: int) -> None:
+    """Have Linux SIGKILL this worker when the parent dies, even by SIGKILL (which leaves
+    it no chance to stop its workers): an orphan would go on solving, or hang, unseen."""
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def _redirect_output(log: str) -> None:
+    """Send file descriptors 1 and 2 (and so Python's and C's stdout and stderr) to ``log``,
+    appended; to /dev/null when it cannot be opened."""
+    try:
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    except OSError:
+        fd = os.open(os.devnull, os.O_WRONLY)
+    for target in (1, 2):
+        os.dup2(fd, target)
+    os.close(fd)
+    for stream in (sys.stdout, sys.stderr):  # line by line, so a killed worker's lines stay
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+
+
+def worker_main(
+    tasks: Connection,
+    results: Connection,
+    parent: int,
+    inherited: tuple[int, ...],
+    log: str = os.devnull,
+) -> None:
+    """A worker's whole life: set itself up, then answer batches of tasks until None."""
+    os.setsid()  # own process group, so the parent can kill everything it starts
+    _die_with_parent(parent)
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    _redirect_output(log)
+    for fd in inherited:  # the parent's pipe ends: with them open, no worker would see EOF
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    faulthandler.disable()  # a crash is reported by the parent, not as a traceback dump
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    for signum in (signal.SIGTERM, signal.SIGHUP):  # not the parent's handlers: just die
+        signal.signal(signum, signal.SIG_DFL)
+    state = WorkerState()
+    send = results.send
+    try:
+        while True:
+            batch = tasks.recv()
+            if batch is None:
+                return
+            for wire in batch:  # one answer per task, sent before the next task starts
+                key = (wire[0], wire[1])
+                if key not in state.warmed:  # the parent times it apart
+                    send(Warming())
+                    failure = warm_up(wire, state)
+                    send(Ready(perf_counter(), failure))  # the task's clock starts now
+                failure = state.broken.get(key)
+                if failure is not None:
+                    send(Outcome(Status.ERROR, failure).wire())
+                    continue
+                outcome = measure(wire, state)
+                send(outcome.wire())
+                if outcome.status not in ANSWERED and getattr(state.cache.get(key[0]), "stale", 0):
+                    state.warmed.discard(key)  # its process is gone: restart it untimed
+    except (EOFError, OSError):  # the parent has gone: nobody wants the answers
+        return

@@ -1,0 +1,256 @@
+"""The pool: the parent's side of the worker processes, and the limits it enforces.
+
+Limits. The parent never trusts a worker to stop. Each worker is its own process group
+(session). A backend is given what is left of the timeout after encoding as its own time
+limit, so one that watches the clock stops in time and reports its counters. When a solve
+runs :func:`kill_grace` past its timeout, or the worker's resident memory passes the limit,
+the parent sends SIGTERM to the whole group, then SIGKILL after :data:`GRACE_S`, records
+TIMEOUT or MEMOUT with the time the solve ran, and starts a fresh worker. This holds for C
+extensions that never return to the interpreter (pycosat, python-constraint's compiled
+core), which no in-process alarm can stop. A worker that dies by itself (segfault,
+``os._exit``) gives an ERROR outcome naming the signal or exit code.
+
+Warm-up. Before its first task of a (backend, grid size), a worker sends a
+:class:`~harness.worker.wire.Warming` notice, builds the backend and solves an easy puzzle,
+untimed, then sends :class:`~harness.worker.wire.Ready`, and the parent starts that task's
+clock again. Until then the warm-up has its own limit, :data:`WARMUP_TIMEOUT_S`.
+
+Throughput. The harness must cost little next to a sub-millisecond solve. The parent keeps
+enough tasks queued at each worker to cover :data:`QUEUE_AHEAD_S` of solving (at least 2,
+at most :data:`MAX_DEPTH`), so the worker never waits for the parent; for slow solves the
+queue stays at 2, so ``--jobs N`` does not strand long tasks behind a busy worker at the
+end of a run. When solves are short, the parent polls every :data:`POLL_S` instead of
+blocking on the pipes: the wake-up of a blocked reader is paid by the writing worker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import os
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from multiprocessing.connection import wait
+from pathlib import Path
+
+from backends.base import Status
+from harness.worker.handle import MEMORY_POLL_S, WorkerHandle, describe_death
+from harness.worker.wire import Outcome, Task, Warming
+
+#: Most tasks queued at one worker.
+MAX_DEPTH = 32
+#: Short tasks (see :meth:`WorkerHandle.quick`) are collected by polling every POLL_S seconds.
+POLL_S = 0.002
+
+
+class _Feed:
+    """The tasks still to send: those a killed worker gave back first, then the caller's
+    iterable, drawn from only as workers need tasks."""
+
+    def __init__(self, tasks: Iterable[Task]) -> None:
+        self._front: deque[Task] = deque()
+        self._source = iter(tasks)
+
+    def __bool__(self) -> bool:
+        if not self._front:
+            task = next(self._source, None)
+            if task is None:
+                return False
+            self._front.append(task)
+        return True
+
+    def take(self, count: int) -> list[Task]:
+        taken: list[Task] = []
+        while len(taken) < count and self:
+            taken.append(self._front.popleft())
+        return taken
+
+    def give_back(self, tasks: Iterable[Task]) -> None:
+        """Put ``tasks`` (in their order) before every other task still to send."""
+        self._front.extendleft(reversed(list(tasks)))
+
+
+class WorkerPool:
+    """Up to ``jobs`` worker processes; :meth:`run` yields ``(task, outcome)`` as solves
+    finish.
+
+    This is the one place that decides how a (backend, puzzle) pair is executed. Workers
+    start as tasks arrive, never more than there are tasks. Each holds up to ``depth`` tasks
+    so it never idles waiting for the parent; when a worker is killed, the tasks queued
+    behind the killed one go to its replacement. A (backend, grid size) whose warm-up fails
+    (raises, hangs past :data:`~harness.worker.handle.WARMUP_TIMEOUT_S`, kills its worker)
+    is broken from then on: each of its remaining tasks is ERROR at once, naming the
+    failure. Workers write their stdout and stderr to ``log`` (appended), or nowhere.
+    """
+
+    def __init__(
+        self,
+        jobs: int = 1,
+        memory_limit_mib: float | None = None,
+        depth: int = MAX_DEPTH,
+        log: Path | str | None = None,
+    ) -> None:
+        if jobs < 1:
+            raise ValueError(f"jobs must be at least 1, got {jobs}")
+        self.jobs = jobs
+        self.depth = max(1, depth)  # the most tasks queued at one worker
+        self.memory_limit_mib = memory_limit_mib
+        self.log = os.devnull if log is None else os.fspath(log)
+        self._ctx = mp.get_context("fork")
+        self._workers: list[WorkerHandle] = []
+        self._broken: dict[tuple[str, int], str] = {}  # (spec, box) -> its warm-up failure
+        self._decided: deque[tuple[Task, Outcome]] = deque()  # answered here, not yet yielded
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for worker in self._workers:
+            if worker.inflight:
+                worker.kill()
+            else:
+                worker.stop()
+        self._workers = []
+        with contextlib.suppress(OSError):  # a log nobody wrote to is no news
+            if self.log != os.devnull and os.path.getsize(self.log) == 0:
+                os.unlink(self.log)
+
+    def _start(self) -> WorkerHandle:
+        return WorkerHandle(self._ctx, self.log)
+
+    def _replace(self, worker: WorkerHandle, pending: _Feed) -> None:
+        """Kill ``worker``; its queued tasks (all but the head) go back to the front."""
+        worker.kill()
+        worker.inflight.popleft()
+        pending.give_back(worker.inflight)
+        self._workers[self._workers.index(worker)] = self._start()
+
+    def _refill(self, worker: WorkerHandle, pending: _Feed, count: int | None = None) -> None:
+        """Queue tasks at ``worker`` up to its depth (or ``count`` more); a task of a broken
+        (backend, size) is answered here instead."""
+        want = worker.depth(self.depth) - len(worker.inflight) if count is None else count
+        tasks: list[Task] = []
+        while len(tasks) < want and pending:
+            for task in pending.take(want - len(tasks)):
+                failure = self._broken.get((task.backend, task.puzzle.box))
+                if failure is None:
+                    tasks.append(task)
+                else:
+                    self._decided.append((task, Outcome(Status.ERROR, failure)))
+        if tasks:
+            worker.send(tasks)
+
+    def _grow(self, pending: _Feed) -> None:
+        """Start workers while there are tasks for them, one task each, up to ``jobs``."""
+        while len(self._workers) < self.jobs and pending:
+            worker = self._start()
+            self._workers.append(worker)
+            self._refill(worker, pending, 1)
+
+    def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
+        """Run ``tasks``; yield each with its outcome as it finishes.
+
+        ``tasks`` is drawn only as workers need more, so a generator lets the first solves
+        start while the rest are still being built.
+        """
+        pending = _Feed(tasks)
+        while pending or self._decided or any(w.inflight for w in self._workers):
+            self._grow(pending)
+            for worker in self._workers:
+                self._refill(worker, pending)
+            while self._decided:
+                yield self._decided.popleft()
+            busy = [w for w in self._workers if w.inflight]
+            if not busy:
+                continue
+            yield from self._wait(busy, pending)
+
+    def _wait(self, busy: list[WorkerHandle], pending: _Feed) -> Iterator[tuple[Task, Outcome]]:
+        """Wait for answers or a limit; yield what came, and the tasks killed for a limit."""
+        now = time.perf_counter()
+        wake = [w.next_memory_check for w in busy if self.memory_limit_mib]
+        wake += [d for d in (w.deadline() for w in busy) if d is not None]
+        timeout = max(0.0, min(wake) - now) if wake else None
+        pipes = [w.results for w in busy]
+        if all(w.quick() for w in busy):
+            # Short solves: sleep, then take every answer waiting. A process blocked on
+            # a pipe must be woken by each write, and that wake-up (~10 us) is paid by
+            # the writing worker, between two solves.
+            time.sleep(POLL_S if timeout is None else min(POLL_S, timeout))
+            ready = wait(pipes, 0)
+        else:
+            ready = wait(pipes, timeout)
+        now = time.perf_counter()
+        for worker in busy:
+            if worker.results in ready:
+                yield from self._answers(worker, pending)
+                continue
+            task = worker.inflight[0]
+            elapsed = now - worker.started
+            deadline = worker.deadline()
+            if deadline is not None and now >= deadline:
+                warming = worker.warming
+                self._replace(worker, pending)
+                if warming:
+                    yield task, self._warmup_failed(task, f"no answer after {elapsed:.1f} s")
+                else:
+                    message = f"killed after {elapsed:.3f} s"
+                    yield task, _killed(Status.TIMEOUT, message, elapsed)
+            elif self.memory_limit_mib and now >= worker.next_memory_check:
+                worker.next_memory_check = now + MEMORY_POLL_S
+                rss = worker.rss_mib()
+                if rss > self.memory_limit_mib:
+                    self._replace(worker, pending)
+                    message = f"killed at {rss:.0f} MiB > limit {self.memory_limit_mib:.0f}"
+                    yield task, _killed(Status.MEMOUT, message, elapsed, rss)
+
+    def _warmup_failed(self, task: Task, reason: str) -> Outcome:
+        """Mark ``task``'s (backend, size) broken for ``reason``; the task's ERROR outcome."""
+        failure = f"warm-up failed: {reason}"
+        self._broken[(task.backend, task.puzzle.box)] = failure
+        return Outcome(Status.ERROR, failure)
+
+    def _answers(self, worker: WorkerHandle, pending: _Feed) -> Iterator[tuple[Task, Outcome]]:
+        """Every answer waiting in ``worker``'s pipe; a dead worker's head task is ERROR."""
+        while worker.inflight:
+            task = worker.inflight[0]
+            try:
+                received = worker.results.recv()
+                if type(received) is not tuple:  # a notice about the head task's warm-up
+                    if type(received) is Warming:
+                        worker.warming = True
+                    else:  # Ready: warmed up, the timed part starts at received.at
+                        if received.failure is not None:
+                            self._broken[(task.backend, task.puzzle.box)] = received.failure
+                        worker.restart(received.at)
+                    if not worker.results.poll():
+                        return
+                    continue
+            except (EOFError, OSError):
+                elapsed = time.perf_counter() - worker.started
+                worker.proc.join(1.0)
+                message = describe_death(worker.proc.exitcode)
+                warming = worker.warming
+                self._replace(worker, pending)
+                if warming:
+                    yield task, self._warmup_failed(task, message)
+                else:
+                    yield task, _killed(Status.ERROR, message, elapsed)
+                return
+            outcome = Outcome.received(received)
+            worker.finished(outcome.done_at)
+            worker.learn(outcome)
+            if len(worker.inflight) < 2:  # keep it busy while the caller handles the answer
+                self._refill(worker, pending)
+            yield task, outcome
+            if not worker.results.poll():
+                return
+
+
+def _killed(status: Status, message: str, elapsed: float, rss: float | None = None) -> Outcome:
+    """The outcome of a task whose worker the parent killed, or found dead."""
+    return Outcome(status, message, solve_s=elapsed, peak_rss_mib=rss, wall_s=elapsed)

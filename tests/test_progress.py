@@ -1,0 +1,74 @@
+"""The progress display: periodic lines off a terminal, a redrawn line on one, quiet = none."""
+
+from __future__ import annotations
+
+import io
+
+from harness.progress import Progress
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def row(status: str, backend: str = "mrv") -> dict:
+    return {"backend": backend, "dataset": "datasets/hard95.txt", "status": status}
+
+
+def test_off_a_terminal_one_line_every_interval() -> None:
+    """Steps 1 s apart with a 5 s interval: lines at 1 s and 6 s, then the total time."""
+    clock, out = Clock(), io.StringIO()
+    with Progress(10, stream=out, interval=5.0, clock=clock, tty=False) as progress:
+        for k in range(10):
+            clock.now = k + 1.0
+            progress.update(1, row("SOLVED"))
+    lines = out.getvalue().splitlines()
+    assert 3 == len(lines)  # at 1 s and 6 s (11 s never comes), then the total
+    assert lines[0].startswith("solving 1/10 10% 0:01, ETA 0:09; mrv on datasets/hard95.txt")
+    assert "done: 10 rows in 0:10; timeouts 0, errors 0, wrong 0" == lines[-1]
+
+
+def test_counts_timeouts_errors_and_wrong() -> None:
+    """TIMEOUT, ERROR, MEMOUT and WRONG rows are counted as they come."""
+    progress = Progress(5, stream=io.StringIO(), quiet=True)
+    for status in ("TIMEOUT", "ERROR", "MEMOUT", "WRONG", "SOLVED"):
+        progress.update(1, row(status))
+    assert {"timeouts": 1, "errors": 2, "wrong": 1} == progress.counts
+
+
+def test_on_a_terminal_the_line_is_redrawn_in_place() -> None:
+    """On a terminal: carriage returns, no newline until the total time."""
+    clock, out = Clock(), io.StringIO()
+    with Progress(2, stream=out, clock=clock, tty=True) as progress:
+        progress.update(1, row("SOLVED", "dlx"))
+        clock.now = 1.0
+        progress.update(1, row("TIMEOUT", "dlx"))
+    text = out.getvalue()
+    assert (1, True) == (text.count("\n"), "dlx on datasets/hard95.txt" in text)
+    assert text.endswith("done: 2 rows in 0:01; timeouts 1, errors 0, wrong 0\n")
+
+
+def test_quiet_prints_nothing() -> None:
+    """--quiet: no progress and no total."""
+    out = io.StringIO()
+    with Progress(3, stream=out, quiet=True, tty=False) as progress:
+        progress.update(3, None)
+    assert "" == out.getvalue()
+
+
+def test_an_interrupted_run_prints_no_total() -> None:
+    """An exception leaving the block: the total line is left out."""
+    out = io.StringIO()
+    try:
+        with Progress(3, stream=out, tty=False, interval=1e9) as progress:
+            progress.update(1, None)
+            raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        pass
+    assert "done:" not in out.getvalue()

@@ -1,0 +1,143 @@
+"""The data behind the report's plots and tables (not the pixels)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from harness.report import data
+
+TIMEOUT = 3.0
+
+
+def row(backend: str, line: int, status: str, solve_s: float, **extra: Any) -> dict:
+    """One per-puzzle row of ``backend`` on puzzle ``line`` of d.txt."""
+    return {
+        "dataset": "d.txt",
+        "line": line,
+        "puzzle": f"p{line}",
+        "size": 9,
+        "backend": backend,
+        "status": status,
+        "solve_s": solve_s,
+        "nodes": 10.0 * line,
+        "guesses": 1.0,
+        **extra,
+    }
+
+
+@pytest.fixture
+def frame() -> pd.DataFrame:
+    """Backend a: 2 solved, 1 timeout; b: 1 solved, 1 WRONG (faster than anyone), 1 error."""
+    return pd.DataFrame(
+        [
+            row("a", 1, "SOLVED", 0.010),
+            row("a", 2, "SOLVED", 0.020),
+            row("a", 3, "TIMEOUT", 3.2),
+            row("b", 1, "SOLVED", 0.005),
+            row("b", 2, "WRONG", 0.001),
+            row("b", 3, "ERROR", 0.5),
+        ]
+    )
+
+
+def test_cactus_has_one_point_per_solved_puzzle(frame: pd.DataFrame) -> None:
+    """a solved 2 puzzles, b 1: the curves have 2 and 1 points, times ascending."""
+    assert {"a": [0.010, 0.020], "b": [0.005]} == data.cactus(frame)
+
+
+def test_cactus_follows_the_given_order(frame: pd.DataFrame) -> None:
+    """Backends named in ``order`` come first, in that order."""
+    assert ["b", "a"] == list(data.cactus(frame, ["b"]))
+
+
+def test_scatter_pins_unanswered_at_the_timeout(frame: pd.DataFrame) -> None:
+    """The TIMEOUT, WRONG and ERROR rows sit at the limit, and WRONG is marked."""
+    pairs = data.scatter(frame, "a", "b", TIMEOUT)
+    assert [0.010, 0.020, TIMEOUT] == list(pairs["x"])
+    assert [0.005, TIMEOUT, TIMEOUT] == list(pairs["y"])
+    assert [False, True, False] == list(pairs["wrong"])
+    assert [False, False, True] == list(pairs["pinned_x"])
+
+
+def test_vbs_is_the_minimum_over_correct_answers(frame: pd.DataFrame) -> None:
+    """Puzzle 2's WRONG 1 ms answer does not count; puzzle 3 has no correct answer."""
+    best = data.vbs(frame)
+    assert [0.005, 0.020] == list(best.iloc[:2])
+    assert math.isnan(best.iloc[2])
+
+
+def test_par2_counts_unsolved_as_twice_the_timeout() -> None:
+    """(1 + 2 + 2 x 3) / 3 = 3."""
+    times = pd.Series([1.0, 2.0, 99.0])
+    assert 3.0 == data.par2(times, pd.Series([True, True, False]), TIMEOUT)
+
+
+def test_summary_rows_and_virtual_best(frame: pd.DataFrame) -> None:
+    """a then b by PAR-2, then the virtual best solver with 2 of 3 puzzles."""
+    table = data.summary(frame, TIMEOUT).set_index("backend")
+    assert ["a", "b", data.VBS] == list(table.index)
+    assert ("2/3", 1, 0) == tuple(table.loc["a", ["solved", "timeouts", "wrong"]])
+    assert ("1/3", 1, 1) == tuple(table.loc["b", ["solved", "wrong", "errors"]])
+    assert "2/3" == table.loc[data.VBS, "solved"]
+    assert pytest.approx((0.005 + 0.020 + 2 * TIMEOUT) / 3 * 1000) == table.loc[data.VBS, "par2_ms"]
+
+
+def test_fastest_alone_counts_strict_wins_only() -> None:
+    """b wins puzzle 1; puzzle 2 is a tie and counts for nobody."""
+    frame = pd.DataFrame(
+        [
+            row("a", 1, "SOLVED", 0.02),
+            row("b", 1, "SOLVED", 0.01),
+            row("a", 2, "SOLVED", 0.03),
+            row("b", 2, "SOLVED", 0.03),
+        ]
+    )
+    assert {"a": 0, "b": 1} == data.fastest_alone(frame)
+
+
+def test_default_pair_is_the_two_best(frame: pd.DataFrame) -> None:
+    """With a third, slower backend, the pair is still a and b."""
+    slow = pd.DataFrame([row("c", k, "TIMEOUT", 3.1) for k in (1, 2, 3)])
+    assert ("a", "b") == data.default_pair(pd.concat([frame, slow]), TIMEOUT)
+
+
+def test_effort_keeps_correct_answers_with_nodes(frame: pd.DataFrame) -> None:
+    """a's two solved puzzles: nodes 10 and 20."""
+    assert [10.0, 20.0] == list(data.effort(frame)["a"]["nodes"])
+
+
+def test_ratio_interval_brackets_the_median() -> None:
+    """20 puzzles all twice as slow: ratio 2, interval [2, 2]."""
+    old = pd.Series([0.01 * (k + 1) for k in range(20)])
+    assert (2.0, 2.0, 2.0) == tuple(round(v, 9) for v in data.ratio_interval(old, old * 2))
+
+
+def test_ratio_interval_needs_enough_puzzles() -> None:
+    """Three pairs give a median but no 95% interval."""
+    median, low, high = data.ratio_interval(pd.Series([1.0, 1.0, 1.0]), pd.Series([1.0, 2, 3]))
+    assert (2.0, True, True) == (median, math.isnan(low), math.isnan(high))
+
+
+def test_groups_split_mixed_sizes() -> None:
+    """A dataset of 4x4 and 9x9 puzzles gives one group per size."""
+    frame = pd.DataFrame([row("a", 1, "SOLVED", 0.1, size=4), row("a", 2, "SOLVED", 0.1)])
+    assert ["d.txt (4x4)", "d.txt (9x9)"] == [title for title, _ in data.groups(frame)]
+
+
+def test_verdict_per_backend_is_the_worst_check() -> None:
+    """a: one REGRESSION among oks (named); b: all ok (no checks named)."""
+    findings = pd.DataFrame(
+        [
+            {"backend": "a", "dataset": "d", "check": "answered", "verdict": "ok"},
+            {"backend": "a", "dataset": "d", "check": "nodes", "verdict": "REGRESSION"},
+            {"backend": "b", "dataset": "d", "check": "answered", "verdict": "ok"},
+        ]
+    )
+    table = data.verdicts(findings)
+    assert [("a", "REGRESSION", "nodes"), ("b", "ok", "")] == list(
+        zip(table["backend"], table["verdict"], table["checks"], strict=True)
+    )

@@ -1,0 +1,141 @@
+"""Worker processes: output kept off the terminal, broken warm-ups, jobs, escaped processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from click.testing import CliRunner
+
+from backends.base import Status
+from harness.cli import EXIT_BROKEN_PIPE, main
+from harness.results import read_rows
+from harness.worker import Outcome, handle
+from tests.conftest import PROJECT, pattern_puzzle
+from tests.test_signals import SCRIPT
+
+
+def puzzles_file(tmp_path: Path, count: int) -> Path:
+    """``count`` 4x4 pattern puzzles, one a line (none of them the warm-up puzzle)."""
+    data = tmp_path / "puzzles.txt"
+    data.write_text("".join(pattern_puzzle(2, 2 + k % 2).to_string() + "\n" for k in range(count)))
+    return data
+
+
+def run_cli(tmp_path: Path, *args: str, count: int = 3) -> tuple[int, list[dict[str, str]]]:
+    """``harness run -q ARGS`` over ``count`` puzzles in this process: exit code and rows."""
+    out = tmp_path / "run.csv"
+    command = ["run", "-q", *args, "--out", str(out), str(puzzles_file(tmp_path, count))]
+    result = CliRunner().invoke(main, command)
+    return result.exit_code, read_rows(out)[1]
+
+
+def run_subprocess(tmp_path: Path, *args: str, **popen: object) -> subprocess.Popen[str]:
+    """``harness run -q ARGS`` over three puzzles in a child Python with the fakes registered."""
+    command = [sys.executable, "-c", SCRIPT, "run", "-q", *args]
+    command += ["--out", str(tmp_path / "run.csv"), str(puzzles_file(tmp_path, 3))]
+    return subprocess.Popen(command, cwd=PROJECT, text=True, **popen)  # type: ignore[call-overload]
+
+
+def test_outcome_crosses_the_wire_unchanged() -> None:
+    """An outcome sent as its plain tuple comes back equal, its solution bytes a tuple."""
+    sent = Outcome(Status.SOLVED, None, bytes([1, 2]), 1, native=(("x", 3),), wall_s=0.5)
+    expected = sent._replace(solution=(1, 2))
+    assert expected == Outcome.received(sent.wire())
+
+
+def test_backend_output_goes_to_the_log(tmp_path: Path) -> None:
+    """What a backend prints reaches the log beside the CSV, never the harness's stdout."""
+    proc = run_subprocess(tmp_path, "-b", "chatty", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    stdout, stderr = proc.communicate(timeout=60)
+    log = (tmp_path / "run.log").read_text()
+    seen = ("chatter" in stdout, "chatter" in stderr, log.count("fd-1 chatter"))
+    assert (0, False, False, 4) == (proc.returncode, *seen)  # 3 puzzles and the warm-up
+
+
+def test_closed_stdout_exits_141_and_keeps_rows_right(tmp_path: Path) -> None:
+    """`harness run | head`: a closed stdout gives exit 141, no traceback, rows SOLVED."""
+    proc = run_subprocess(tmp_path, "-b", "chatty", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader has gone before anything was written
+    stderr = proc.stderr.read()
+    proc.wait(timeout=60)
+    statuses = [row["status"] for row in read_rows(tmp_path / "run.csv")[1]]
+    assert (EXIT_BROKEN_PIPE, "", ["SOLVED"] * 3) == (proc.returncode, stderr, statuses)
+
+
+def test_warmup_that_hangs_breaks_the_backend_once(
+    tmp_path: Path, fake_backends: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One warm-up that hangs past its limit: every puzzle ERROR naming it, one wait only."""
+    monkeypatch.setattr(handle, "WARMUP_TIMEOUT_S", 1.0)
+    start = time.perf_counter()
+    code, rows = run_cli(tmp_path, "-b", "warmup-hang", "--timeout", "0.5", count=4)
+    elapsed = time.perf_counter() - start
+    messages = {row["message"] for row in rows}
+    assert (4, ["ERROR"] * 4) == (code, [row["status"] for row in rows])
+    assert 1 == len(messages) and messages.pop().startswith("warm-up failed: no answer after 1")
+    assert elapsed < 1.0 + 3.0  # one warm-up limit, not one per puzzle
+
+
+def test_warmup_that_raises_breaks_the_backend(tmp_path: Path, fake_backends: dict) -> None:
+    """A warm-up that raises: one ERROR row per puzzle, each naming the exception."""
+    code, rows = run_cli(tmp_path, "-b", "warmup-raises", count=3)
+    expected = ["warm-up failed: RuntimeError: no licence for this solver"] * 3
+    assert (4, expected) == (code, [row["message"].split(" (")[0] for row in rows])
+
+
+def test_jobs_above_the_solves_start_one_worker_per_solve(
+    tmp_path: Path, fake_backends: dict
+) -> None:
+    """`harness run --jobs 8` with two solves starts two workers, never more."""
+    seen: list[int] = []
+    done = threading.Event()
+
+    def sample() -> None:  # this process's children (the workers), every 10 ms
+        while not done.is_set():
+            seen.append(len(psutil.Process().children()))
+            time.sleep(0.01)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        code, rows = run_cli(tmp_path, "-b", "slow-warmup", "--jobs", "8", count=2)
+    finally:
+        done.set()
+        sampler.join()
+    assert (0, 2, 2) == (code, len(rows), max(seen))
+
+
+def daemons_left(pidfile: Path) -> list[int]:
+    """The daemons a backend listed in ``pidfile`` that still run 2 s later, at most."""
+    pids = [int(p) for p in pidfile.read_text().split()]
+    deadline = time.monotonic() + 2
+    while True:
+        alive = [p for p in pids if psutil.pid_exists(p) and not _zombie(p)]
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.05)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+@pytest.mark.parametrize("hang", ["false", "true"])
+def test_process_started_in_a_new_session_dies_with_the_run(
+    tmp_path: Path, fake_backends: dict, hang: str
+) -> None:
+    """A backend's daemon (setsid, parent gone) is killed with its worker, stopped or killed."""
+    pidfile = tmp_path / "pids"
+    spec = f"daemonizes:pidfile={pidfile},hang={hang}"
+    _, rows = run_cli(tmp_path, "-b", spec, "--timeout", "0.5", count=2)
+    expected = "TIMEOUT" if hang == "true" else "SOLVED"
+    assert ([expected] * 2, []) == ([row["status"] for row in rows], daemons_left(pidfile))
