@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,29 +30,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_overhead import build
-from common import DATASETS
-
-from harness.results import read_rows
+from common import DATASETS, harness_run
 
 FASTEST = "bitmask"
 
 
 def timed_run(backend: str, jobs: int, data: Path, out: Path) -> tuple[float, float]:
     """One `harness run`: (wall seconds, sum of encode + solve seconds); all rows SOLVED."""
-    harness = Path(sys.executable).with_name("harness")
-    out.unlink(missing_ok=True)
-    out.with_suffix(".meta.json").unlink(missing_ok=True)
-    command = [str(harness), "run", "-q", "-b", backend, "-j", str(jobs), "--out", str(out)]
-    start = time.perf_counter()
-    done = subprocess.run([*command, str(data)], capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    if done.returncode != 0:
-        sys.exit(f"harness run failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    _, rows = read_rows(out)
-    unsolved = [row for row in rows if row["status"] != "SOLVED"]
-    if unsolved:
-        sys.exit(f"{backend}: {len(unsolved)} of {len(rows)} rows not SOLVED, e.g. {unsolved[0]}")
-    return wall, sum(float(row["encode_s"]) + float(row["solve_s"]) for row in rows)
+    wall, rows = harness_run(backend, data, out, "-j", str(jobs))
+    if not (rows.status == "SOLVED").all():
+        sys.exit(f"{backend}: not every puzzle was SOLVED: {rows.status.value_counts().to_dict()}")
+    return wall, float((rows.encode_s + rows.solve_s).sum())
 
 
 def main() -> int:
