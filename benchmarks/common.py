@@ -32,9 +32,9 @@ Column = tuple[str, str]
 # --- harness runs --------------------------------------------------------------------------
 
 
-def harness_run(spec: str, data: Path, out: Path) -> tuple[float, Any]:
-    """``harness run -q -b SPEC --out OUT DATA`` in a subprocess (the ``harness`` beside
-    this interpreter): its wall seconds and its rows as a pandas frame. Exits with the
+def harness_run(spec: str, data: Path, out: Path, *options: str) -> tuple[float, Any]:
+    """``harness run -q -b SPEC [OPTIONS] --out OUT DATA`` in a subprocess (the ``harness``
+    beside this interpreter): its wall seconds and its rows as a pandas frame. Exits with the
     harness's output when it fails."""
     import subprocess
     import sys
@@ -44,7 +44,7 @@ def harness_run(spec: str, data: Path, out: Path) -> tuple[float, Any]:
     for path in (out, out.with_suffix(".meta.json"), out.with_suffix(".log")):
         path.unlink(missing_ok=True)
     harness = Path(sys.executable).with_name("harness")
-    command = [str(harness), "run", "-q", "-b", spec, "--out", str(out), str(data)]
+    command = [str(harness), "run", "-q", "-b", spec, *options, "--out", str(out), str(data)]
     start = perf_counter()
     done = subprocess.run(command, capture_output=True, text=True)
     wall = perf_counter() - start
