@@ -474,7 +474,6 @@ class BitmaskBackend(Backend):
             parse=parse_ties,
         ),
     )
-    max_box: ClassVar[int] = 5
 
     def encode(self, puzzle: Puzzle) -> Root:
         """The givens applied in bulk: candidates, position masks and the singles they leave."""
