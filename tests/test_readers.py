@@ -748,8 +748,12 @@ def layout(name: str, solved: Puzzle, puzzle: Puzzle, rnd: random.Random) -> str
         return f"quizzes,solutions\n{puzzle},{solved}"
     if name == "lowercase":
         return puzzle.to_string().lower()
-    if name == "rows":
-        return "Grid 01\n" + "\n".join(rows_of(marks_text(puzzle, rnd), n))
+    if name == "rows":  # a row of only '-' marks is a separator line, by the readers' rule
+        rows = [
+            row if set(row) != {"-"} else "." + row[1:]
+            for row in rows_of(marks_text(puzzle, rnd), n)
+        ]
+        return "Grid 01\n" + "\n".join(rows)
     if name == "pretty":
         return puzzle.pretty()
     assert name == "numbers"
