@@ -349,7 +349,7 @@ def report(
     native = tables.native_summary(frame)
     if not native.empty:
         click.echo("\nnative statistics (medians over answered puzzles):")
-        click.echo(tables.render(native))
+        click.echo(tables.render_native(native))
     if by_tier:
         from harness import rating
 
