@@ -261,7 +261,7 @@ def test_a_count_of_two_for_a_unique_puzzle_is_refuted() -> None:
         | {"status": "SOLVED", "solutions": count, "solution": solution, "message": ""}
         for b, count in (("a", "1"), ("b", "2"))
     ]
-    from harness.runner import settle_count
+    from harness.judge import settle_count
 
     assert 1 == cross_check(rows, lambda p, s: settle_count(p, s, 10))
     assert ["SOLVED", "WRONG"] == [r["status"] for r in rows]
