@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from backends.base import SolveResult, Status
 from backends.engines import cnf
-from backends.engines.incremental import IncrementalSatBackend, count_models, translate_answer
+from backends.engines.incremental import IncrementalSatBackend, translate_answer
 
 
 def translate_status(answer: Any, limited: bool) -> Status:
@@ -61,6 +61,6 @@ class CryptosatBackend(IncrementalSatBackend):
             model = model_literals(values, encoded.nvars) if status is Status.SOLVED else None
             return status, model
 
-        return count_models(encoded, limit, solve_once, solver.add_clause).result(
+        return cnf.count_models(encoded, limit, solve_once, solver.add_clause).result(
             native, "CryptoMiniSat"
         )

@@ -18,7 +18,6 @@ its library's import name takes the ``_backend`` suffix; the registered name sta
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from backends.base import (
@@ -96,26 +95,12 @@ class PycosatBackend(Backend):
         if encoded.contradiction:
             return SolveResult(Status.UNSAT, native=native, message=encoded.contradiction)
         prop_limit = self.config["prop_limit"]
-        clauses: Sequence[list[int]] = encoded.clauses
-        first = None
-        found = 0
-        status = Status.UNSAT
-        while found < limit:
+        clauses = list(encoded.clauses)  # the blocking clauses go on this copy
+
+        def solve_once() -> tuple[Status, Any]:
             answer = pycosat.solve(clauses, vars=encoded.nvars, prop_limit=prop_limit)
             status = translate_status(answer)
-            if status is not Status.SOLVED:
-                break
-            model = answer
-            grid = cnf.decode(encoded, model)
-            first = first or grid
-            found += 1
-            block = cnf.blocking_clause(model)
-            if not block:  # nothing left to choose: this grid is the only one
-                break
-            clauses = [*clauses, block]
-        if status is Status.UNKNOWN:
-            message = f"PicoSAT stopped at prop_limit={prop_limit} after {found} solution(s)"
-            return SolveResult(Status.UNKNOWN, first, found, native=native, message=message)
-        if not found:
-            return SolveResult(Status.UNSAT, native=native)
-        return SolveResult(Status.SOLVED, first, found, native=native)
+            return status, answer if status is Status.SOLVED else None
+
+        count = cnf.count_models(encoded, limit, solve_once, clauses.append)
+        return count.result(native, "PicoSAT", at=f"prop_limit={prop_limit}")

@@ -34,7 +34,6 @@ from backends.engines import cnf
 from backends.engines.incremental import (
     CNF_OPTIONS,
     IncrementalSatBackend,
-    count_models,
     translate_answer,
 )
 
@@ -108,7 +107,7 @@ class PysatBackend(IncrementalSatBackend):
                 status = self._solve_once(solver, deadline)
                 return status, solver.get_model() if status is Status.SOLVED else None
 
-            count = count_models(encoded, limit, solve_once, solver.add_clause)
+            count = cnf.count_models(encoded, limit, solve_once, solver.add_clause)
             native.update({k: v for k, v in solver.accum_stats().items() if k in STATS})
         return count.result(native, engine)
 
