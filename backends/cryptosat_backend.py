@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from backends.base import SolveResult, Status
 from backends.engines import cnf
-from backends.engines.incremental import IncrementalSatBackend, translate_answer
+from backends.engines.sat import SatBackend, translate_answer
 
 
 def translate_status(answer: Any, limited: bool) -> Status:
@@ -34,7 +34,7 @@ def model_literals(values: Any, nvars: int) -> list[int]:
     return [v if values[v] else -v for v in range(1, nvars + 1)]
 
 
-class CryptosatBackend(IncrementalSatBackend):
+class CryptosatBackend(SatBackend):
     """Sudoku as SAT, solved incrementally by CryptoMiniSat (pycryptosat), one thread."""
 
     name: ClassVar[str] = "cryptosat"

@@ -20,25 +20,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from backends.base import (
-    Backend,
-    Option,
-    SolveResult,
-    Status,
-    parse_bool,
-    parse_non_negative_int,
-)
+from backends.base import Option, SolveResult, Status, parse_non_negative_int
 from backends.engines import cnf
+from backends.engines.sat import CNF_OPTIONS, SatBackend
 from backends.errors import UnknownStatusError
-from backends.puzzle import Puzzle
-
-#: Defaults chosen by measuring with benchmarks/bench_pycosat.py. reduce=true is 2.8 to 5.8x
-#: faster (encode + solve, median) than reduce=false on top95 and easy50 under every encoding.
-#: With reduce, the three encodings are within 1.4x of each other on 9x9, extended having the
-#: smallest worst case, while on 25x25 puzzles extended solved in 39-106 ms where minimal
-#: took 1.0-5.9 s and efficient 1.4-17 s.
-DEFAULT_ENCODING = "extended"
-DEFAULT_REDUCE = True
 
 
 def translate_status(answer: Any) -> Status:
@@ -52,7 +37,7 @@ def translate_status(answer: Any) -> Status:
     raise UnknownStatusError(f"pycosat returned an unknown answer {answer!r}")
 
 
-class PycosatBackend(Backend):
+class PycosatBackend(SatBackend):
     """Sudoku as SAT, solved by PicoSAT (pycosat)."""
 
     name: ClassVar[str] = "pycosat"
@@ -62,18 +47,7 @@ class PycosatBackend(Backend):
     requires: ClassVar[str] = "pycosat"
     imports: ClassVar[str] = "pycosat"
     options: ClassVar[tuple[Option, ...]] = (
-        Option(
-            "encoding",
-            DEFAULT_ENCODING,
-            "CNF encoding: minimal, efficient or extended (Lynce & Ouaknine 2006)",
-            choices=cnf.ENCODINGS,
-        ),
-        Option(
-            "reduce",
-            DEFAULT_REDUCE,
-            "drop the variables and clauses the givens decide (Kwon & Jain 2006)",
-            parse=parse_bool,
-        ),
+        *CNF_OPTIONS,
         Option(
             "prop_limit",
             0,
@@ -81,19 +55,14 @@ class PycosatBackend(Backend):
             parse=parse_non_negative_int,
         ),
     )
-    native_counters: ClassVar[tuple[str, ...]] = ("variables", "clauses")
 
-    def encode(self, puzzle: Puzzle) -> cnf.Cnf:
-        return cnf.encode(puzzle, self.config["encoding"], self.config["reduce"])
-
-    def solve(
-        self, encoded: cnf.Cnf, limit: int = 1, time_limit: float | None = None
+    def count(
+        self, encoded: cnf.Cnf, limit: int, deadline: float | None, native: dict[str, int | float]
     ) -> SolveResult:
+        """Solve the CNF again for each model, with the clauses that forbid the models found;
+        ``deadline`` is left to the harness (pycosat has no time limit)."""
         import pycosat
 
-        native = {"variables": encoded.nvars, "clauses": encoded.nclauses}
-        if encoded.contradiction:
-            return SolveResult(Status.UNSAT, native=native, message=encoded.contradiction)
         prop_limit = self.config["prop_limit"]
         clauses = list(encoded.clauses)  # the blocking clauses go on this copy
 

@@ -31,9 +31,9 @@ from typing import Any, ClassVar
 
 from backends.base import Option, SolveResult, Status
 from backends.engines import cnf
-from backends.engines.incremental import (
+from backends.engines.sat import (
     CNF_OPTIONS,
-    IncrementalSatBackend,
+    SatBackend,
     translate_answer,
 )
 
@@ -73,7 +73,7 @@ def translate_status(answer: Any, interrupted: bool) -> Status:
     return translate_answer(answer, interrupted, "PySAT")
 
 
-class PysatBackend(IncrementalSatBackend):
+class PysatBackend(SatBackend):
     """Sudoku as SAT, solved incrementally by a PySAT engine (MiniSat, Glucose, CaDiCaL...)."""
 
     name: ClassVar[str] = "pysat"

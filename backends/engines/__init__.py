@@ -5,6 +5,8 @@
 * :mod:`backends.engines.strategies` -- human solving strategies and their ladder (``logic``).
 * :mod:`backends.engines.cnf` -- CNF encodings of Sudoku, decoding, and counting models by
   blocking clauses (``pycosat``, ``pysat``, ``cryptosat``).
+* :mod:`backends.engines.sat` -- the shape every SAT backend shares: the CNF options, encode,
+  and a model count the subclass runs in its solver.
 * :mod:`backends.engines.deadline` -- the clock check the node-counting searches share.
 
 None of them is registered; a backend module wraps each behind the contract of
