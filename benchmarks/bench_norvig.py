@@ -24,7 +24,6 @@ The target is a hand-written configuration at least 10x faster than Norvig's ``s
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -32,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from common import DEFAULT_DATASET, check_answer, dataset_lines, format_row, print_table
+from common import check_answer, dataset_lines, format_row, print_table, timing_parser
 
 from backends.norvig import NorvigBackend
 from backends.puzzle import Puzzle
@@ -161,9 +160,7 @@ def time_reference(lines: list[str], puzzles: list[Puzzle]) -> tuple[int, float]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET, help="puzzle file")
-    parser.add_argument("--repeats", type=int, default=7, help="runs of each (medians shown)")
+    parser = timing_parser(__doc__.split("\n\n")[0], repeats=7)
     args = parser.parse_args(argv)
     lines = [line.replace("0", ".") for line in dataset_lines(args.dataset)]
     puzzles = [Puzzle.parse(line) for line in lines]
