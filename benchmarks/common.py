@@ -6,6 +6,7 @@ benchmarks/ is not a package: each script puts the project root on ``sys.path`` 
 
 from __future__ import annotations
 
+import argparse
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +28,17 @@ K = TypeVar("K")
 #: A table column: its title and the format spec of its values, e.g. ">8.2f"; the title
 #: takes the alignment and width of the spec.
 Column = tuple[str, str]
+
+
+def timing_parser(description: str, repeats: int = 3) -> argparse.ArgumentParser:
+    """The options every timing script takes: ``--dataset`` (a puzzle file) and ``--repeats``
+    (timed runs of each puzzle; medians are shown)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET, help="puzzle file")
+    parser.add_argument(
+        "--repeats", type=int, default=repeats, help="timed runs of each puzzle (medians shown)"
+    )
+    return parser
 
 
 # --- harness runs --------------------------------------------------------------------------
