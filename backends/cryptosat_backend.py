@@ -1,4 +1,5 @@
-"""The ``cryptosat`` backend: a CNF (:mod:`backends.engines.cnf`) solved by CryptoMiniSat (pycryptosat).
+"""The ``cryptosat`` backend: a CNF (:mod:`backends.engines.cnf`) solved by CryptoMiniSat
+(pycryptosat).
 
 ``encode`` builds the CNF as the ``pycosat`` backend does (options ``encoding`` and ``reduce``,
 same defaults); ``solve`` loads it into one single-threaded CryptoMiniSat solver and, for a

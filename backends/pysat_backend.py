@@ -1,4 +1,5 @@
-"""The ``pysat`` backend: a CNF (:mod:`backends.engines.cnf`) solved by one of PySAT's SAT engines.
+"""The ``pysat`` backend: a CNF (:mod:`backends.engines.cnf`) solved by one of PySAT's SAT
+engines.
 
 ``encode`` builds the CNF exactly as the ``pycosat`` backend does (options ``encoding`` and
 ``reduce``, same meaning, same defaults); ``solve`` loads it into the engine named by
