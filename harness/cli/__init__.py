@@ -36,7 +36,10 @@ __all__ = [
 ]
 
 
-@click.group(cls=HarnessGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=HarnessGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(package_name="sudoku-harness")
 def main() -> None:
     """Compare Sudoku solvers: run them over puzzle files, check and time every answer."""
