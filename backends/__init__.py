@@ -15,6 +15,7 @@ from typing import Any
 
 from backends.ac3 import Ac3Backend
 from backends.base import Backend, Option, SolveResult, Status
+from backends.bitmask import BitmaskBackend
 from backends.command import CmdBackend
 from backends.cpsat import CpSatBackend
 from backends.cryptosat_backend import CryptosatBackend
@@ -46,6 +47,7 @@ REGISTRY: dict[str, type[Backend]] = {
     "cryptosat": CryptosatBackend,
     "z3": Z3Backend,
     "cmd": CmdBackend,  # -b 'cmd:COMMAND LINE': see parse_spec
+    "bitmask": BitmaskBackend,
 }
 
 __all__ = [

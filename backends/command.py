@@ -1,4 +1,5 @@
-"""``cmd:`` -- any executable that speaks a line protocol (see docs/cmd-protocol.md).
+"""``cmd:`` -- any executable that speaks a line protocol (the README's "Bring your own
+solver" section describes it).
 
 ``-b 'cmd:./my_solver --fast'``: everything after ``cmd:`` is the command line, split as a
 shell would split it (:func:`shlex.split`) and run without a shell. One solver process
@@ -84,8 +85,8 @@ class CmdBackend(Backend):
 
     name: ClassVar[str] = "cmd"
     summary: ClassVar[str] = (
-        "any executable over a line protocol: -b 'cmd:./solver args' (docs/cmd-protocol.md; "
-        "round-trip floor: python benchmarks/bench_cmd.py)"
+        "any executable over a line protocol: -b 'cmd:./solver args' (README, 'Bring your "
+        "own solver'; round-trip floor: python benchmarks/bench_cmd.py)"
     )
     options: ClassVar[tuple[Option, ...]] = (
         Option(

@@ -1,4 +1,5 @@
-"""The ``cryptosat`` backend: a CNF (:mod:`backends.cnf`) solved by CryptoMiniSat (pycryptosat).
+"""The ``cryptosat`` backend: a CNF (:mod:`backends.engines.cnf`) solved by CryptoMiniSat
+(pycryptosat).
 
 ``encode`` builds the CNF as the ``pycosat`` backend does (options ``encoding`` and ``reduce``,
 same defaults); ``solve`` loads it into one single-threaded CryptoMiniSat solver and, for a
@@ -21,7 +22,7 @@ from typing import Any, ClassVar
 
 from backends.base import SolveResult, Status
 from backends.engines import cnf
-from backends.engines.incremental import IncrementalSatBackend, count_models, translate_answer
+from backends.engines.sat import SatBackend, translate_answer
 
 
 def translate_status(answer: Any, limited: bool) -> Status:
@@ -34,7 +35,7 @@ def model_literals(values: Any, nvars: int) -> list[int]:
     return [v if values[v] else -v for v in range(1, nvars + 1)]
 
 
-class CryptosatBackend(IncrementalSatBackend):
+class CryptosatBackend(SatBackend):
     """Sudoku as SAT, solved incrementally by CryptoMiniSat (pycryptosat), one thread."""
 
     name: ClassVar[str] = "cryptosat"
@@ -61,6 +62,6 @@ class CryptosatBackend(IncrementalSatBackend):
             model = model_literals(values, encoded.nvars) if status is Status.SOLVED else None
             return status, model
 
-        return count_models(encoded, limit, solve_once, solver.add_clause).result(
+        return cnf.count_models(encoded, limit, solve_once, solver.add_clause).result(
             native, "CryptoMiniSat"
         )

@@ -18,28 +18,12 @@ its library's import name takes the ``_backend`` suffix; the registered name sta
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from backends.base import (
-    Backend,
-    Option,
-    SolveResult,
-    Status,
-    parse_bool,
-    parse_non_negative_int,
-)
+from backends.base import Option, SolveResult, Status, parse_non_negative_int
 from backends.engines import cnf
+from backends.engines.sat import CNF_OPTIONS, SatBackend
 from backends.errors import UnknownStatusError
-from backends.puzzle import Puzzle
-
-#: Defaults chosen by measuring with benchmarks/bench_pycosat.py. reduce=true is 2.8 to 5.8x
-#: faster (encode + solve, median) than reduce=false on top95 and easy50 under every encoding.
-#: With reduce, the three encodings are within 1.4x of each other on 9x9, extended having the
-#: smallest worst case, while on 25x25 puzzles extended solved in 39-106 ms where minimal
-#: took 1.0-5.9 s and efficient 1.4-17 s.
-DEFAULT_ENCODING = "extended"
-DEFAULT_REDUCE = True
 
 
 def translate_status(answer: Any) -> Status:
@@ -53,7 +37,7 @@ def translate_status(answer: Any) -> Status:
     raise UnknownStatusError(f"pycosat returned an unknown answer {answer!r}")
 
 
-class PycosatBackend(Backend):
+class PycosatBackend(SatBackend):
     """Sudoku as SAT, solved by PicoSAT (pycosat)."""
 
     name: ClassVar[str] = "pycosat"
@@ -63,18 +47,7 @@ class PycosatBackend(Backend):
     requires: ClassVar[str] = "pycosat"
     imports: ClassVar[str] = "pycosat"
     options: ClassVar[tuple[Option, ...]] = (
-        Option(
-            "encoding",
-            DEFAULT_ENCODING,
-            "CNF encoding: minimal, efficient or extended (Lynce & Ouaknine 2006)",
-            choices=cnf.ENCODINGS,
-        ),
-        Option(
-            "reduce",
-            DEFAULT_REDUCE,
-            "drop the variables and clauses the givens decide (Kwon & Jain 2006)",
-            parse=parse_bool,
-        ),
+        *CNF_OPTIONS,
         Option(
             "prop_limit",
             0,
@@ -82,40 +55,21 @@ class PycosatBackend(Backend):
             parse=parse_non_negative_int,
         ),
     )
-    native_counters: ClassVar[tuple[str, ...]] = ("variables", "clauses")
 
-    def encode(self, puzzle: Puzzle) -> cnf.Cnf:
-        return cnf.encode(puzzle, self.config["encoding"], self.config["reduce"])
-
-    def solve(
-        self, encoded: cnf.Cnf, limit: int = 1, time_limit: float | None = None
+    def count(
+        self, encoded: cnf.Cnf, limit: int, deadline: float | None, native: dict[str, int | float]
     ) -> SolveResult:
+        """Solve the CNF again for each model, with the clauses that forbid the models found;
+        ``deadline`` is left to the harness (pycosat has no time limit)."""
         import pycosat
 
-        native = {"variables": encoded.nvars, "clauses": encoded.nclauses}
-        if encoded.contradiction:
-            return SolveResult(Status.UNSAT, native=native, message=encoded.contradiction)
         prop_limit = self.config["prop_limit"]
-        clauses: Sequence[list[int]] = encoded.clauses
-        first = None
-        found = 0
-        status = Status.UNSAT
-        while found < limit:
+        clauses = list(encoded.clauses)  # the blocking clauses go on this copy
+
+        def solve_once() -> tuple[Status, Any]:
             answer = pycosat.solve(clauses, vars=encoded.nvars, prop_limit=prop_limit)
             status = translate_status(answer)
-            if status is not Status.SOLVED:
-                break
-            model = answer
-            grid = cnf.decode(encoded, model)
-            first = first or grid
-            found += 1
-            block = cnf.blocking_clause(model)
-            if not block:  # nothing left to choose: this grid is the only one
-                break
-            clauses = [*clauses, block]
-        if status is Status.UNKNOWN:
-            message = f"PicoSAT stopped at prop_limit={prop_limit} after {found} solution(s)"
-            return SolveResult(Status.UNKNOWN, first, found, native=native, message=message)
-        if not found:
-            return SolveResult(Status.UNSAT, native=native)
-        return SolveResult(Status.SOLVED, first, found, native=native)
+            return status, answer if status is Status.SOLVED else None
+
+        count = cnf.count_models(encoded, limit, solve_once, clauses.append)
+        return count.result(native, "PicoSAT", at=f"prop_limit={prop_limit}")

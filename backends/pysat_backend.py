@@ -1,4 +1,5 @@
-"""The ``pysat`` backend: a CNF (:mod:`backends.cnf`) solved by one of PySAT's SAT engines.
+"""The ``pysat`` backend: a CNF (:mod:`backends.engines.cnf`) solved by one of PySAT's SAT
+engines.
 
 ``encode`` builds the CNF exactly as the ``pycosat`` backend does (options ``encoding`` and
 ``reduce``, same meaning, same defaults); ``solve`` loads it into the engine named by
@@ -31,10 +32,9 @@ from typing import Any, ClassVar
 
 from backends.base import Option, SolveResult, Status
 from backends.engines import cnf
-from backends.engines.incremental import (
+from backends.engines.sat import (
     CNF_OPTIONS,
-    IncrementalSatBackend,
-    count_models,
+    SatBackend,
     translate_answer,
 )
 
@@ -74,7 +74,7 @@ def translate_status(answer: Any, interrupted: bool) -> Status:
     return translate_answer(answer, interrupted, "PySAT")
 
 
-class PysatBackend(IncrementalSatBackend):
+class PysatBackend(SatBackend):
     """Sudoku as SAT, solved incrementally by a PySAT engine (MiniSat, Glucose, CaDiCaL...)."""
 
     name: ClassVar[str] = "pysat"
@@ -108,7 +108,7 @@ class PysatBackend(IncrementalSatBackend):
                 status = self._solve_once(solver, deadline)
                 return status, solver.get_model() if status is Status.SOLVED else None
 
-            count = count_models(encoded, limit, solve_once, solver.add_clause)
+            count = cnf.count_models(encoded, limit, solve_once, solver.add_clause)
             native.update({k: v for k, v in solver.accum_stats().items() if k in STATS})
         return count.result(native, engine)
 

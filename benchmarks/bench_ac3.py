@@ -11,14 +11,13 @@ them all alike. Compare the ratios, not the absolute times.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from common import DEFAULT_DATASET, load_puzzles, print_table, run_interleaved, warm_up
+from common import load_puzzles, print_table, run_interleaved, timing_parser, warm_up
 
 from backends.ac3 import ORDERS, SELECTS, Ac3Backend
 
@@ -38,9 +37,7 @@ COLUMNS = [
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs per puzzle")
+    parser = timing_parser(__doc__.splitlines()[0])
     args = parser.parse_args()
     puzzles = load_puzzles(args.dataset)
     backends = {(s, o): Ac3Backend(select=s, order=o) for s in SELECTS for o in ORDERS}

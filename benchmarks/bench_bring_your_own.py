@@ -4,7 +4,7 @@ Runs ``harness run`` on Norvig's top95 once per solution limit (1 and 2), every 
 the same run (the harness shuffles their order per puzzle, so a noisy shared machine hits
 them alike), and prints one Markdown table: puzzles solved, the median and max of the solve
 phase, the median encode phase, and the median of each backend's own effort counters. This
-is the table of docs/bring-your-own.md.
+is the table of the README's "Bring your own solver" section.
 
     .venv/bin/python benchmarks/bench_bring_your_own.py [--timeout 5] [--dataset PATH]
 """

@@ -14,14 +14,12 @@ machine hits them all alike. Compare the ratios, not the absolute times.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from common import (
-    DEFAULT_DATASET,
     TIMING_COLUMNS,
     load_puzzles,
     median_max,
@@ -29,6 +27,7 @@ from common import (
     require_available,
     run_interleaved,
     timing_cells,
+    timing_parser,
     warm_up,
 )
 
@@ -47,9 +46,7 @@ COLUMNS = [
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs per puzzle")
+    parser = timing_parser(__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=1, help="solutions to look for")
     args = parser.parse_args()
     require_available(CpSatBackend)

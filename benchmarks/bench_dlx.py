@@ -17,7 +17,6 @@ The machine is shared and noisy: read the ratios, and rerun before trusting a sm
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 from pathlib import Path
@@ -25,11 +24,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from common import (
-    DEFAULT_DATASET,
     PROJECT,
     load_puzzles,
     print_table,
     run_interleaved,
+    timing_parser,
     warm_up,
 )
 
@@ -80,9 +79,7 @@ def report(title: str, specs: list[str], puzzles: list[Puzzle], repeats: int) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET, help="9x9 puzzle file")
-    parser.add_argument("--repeats", type=int, default=3, help="runs of each puzzle (median)")
+    parser = timing_parser(__doc__.split("\n\n")[0])
     parser.add_argument(
         "--compare",
         nargs="*",

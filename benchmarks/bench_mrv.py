@@ -20,7 +20,6 @@ both over the whole dataset and over those same K puzzles.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -29,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from common import DEFAULT_DATASET, check_answer, load_puzzles
+from common import check_answer, load_puzzles, timing_parser
 
 from backends.mrv import MrvBackend
 from backends.puzzle import Puzzle
@@ -109,9 +108,7 @@ def run_reference(puzzles: list[Puzzle]) -> Iterator[tuple[int, float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET, help="puzzle file")
-    parser.add_argument("--repeats", type=int, default=3, help="runs of each (medians shown)")
+    parser = timing_parser(__doc__.split("\n\n")[0])
     parser.add_argument(
         "--reference-limit",
         type=int,

@@ -1,221 +1,181 @@
-"""CPU time and nodes of ``norvig`` on Norvig's top95, beside a reference in the same run.
+"""Our backends against Norvig's own ``sudoku.py``, unmodified, side by side in one process.
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_norvig.py [--dataset PATH] [--repeats R]
+    .venv/bin/python benchmarks/bench_norvig.py [--rounds R] [--backend SPEC ...] [--set NAME ...]
 
-For each configuration (``norvig`` without and with ``pairs``, and the ``locked`` speed
-options) it prints the total nodes over the dataset (limit 1) and the CPU time
-(``time.process_time``) to encode and solve all of it, the median of ``R`` repeats. Every
-answer is checked by the harness's independent checker.
+The peer is ``../shared/peers/norvig/sudoku.py`` (see ``../shared/peers/README.md``): it is
+imported as it is and timed as its own ``time_solve`` times it, ``solve(grid)`` under
+``time.process_time``. Our backends are timed the same way, ``encode`` and ``solve`` together.
+On each dataset (Norvig's top95, hardest and easy50), every contestant solves the whole set
+once per round, in alternating rounds (R >= 7), the order rotated each round so that a noisy
+shared machine hits them all alike; garbage is collected before each timed pass. Answers are
+checked by the harness's checker outside the timed passes.
 
-Two references are printed beside them:
-
-* the issue's figure: Norvig's own ``sudoku.py`` takes 0.86 s of CPU for top95 on this
-  machine (its ``solve_all`` times ``solve(grid)``, parsing included);
-* a straightforward reimplementation of the algorithm of Norvig's essay, written here from
-  its description (squares named by strings, candidates as strings of digits in a dict, a
-  copy of the dict per branch), timed in the same run, interleaved with the backends, so a
-  noisy machine slows them alike. Its node count (calls of its search) is printed too: it
-  should equal plain ``norvig``'s.
-
-The target is a hand-written configuration at least 10x faster than Norvig's ``sudoku.py``.
+For each contestant it prints the nodes (Norvig's: calls of his ``search``, counted in an
+untimed pass by wrapping it; ours: root plus values tried), the median and minimum CPU
+seconds per pass, and the median of the per-round ratios Norvig's time / ours. The last
+lines give the fastest backend's ratios against the targets of issue 13 (at least 15x on
+top95 and 10x on hardest and easy50). Without ``../shared/peers`` it skips, saying why.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import importlib
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from common import DEFAULT_DATASET, check_answer, dataset_lines, format_row, print_table
+from common import DATASETS, PROJECT, check_answer, dataset_lines, print_table
 
-from backends.norvig import NorvigBackend
+from backends import make_backend
+from backends.base import Backend
 from backends.puzzle import Puzzle
 
-#: Norvig's sudoku.py on top95, CPU seconds on this machine (the issue's figure).
-NORVIG_SUDOKU_PY_S = 0.86
-SPECS = {
-    "norvig": {},
-    "norvig:pairs=true": {"pairs": "true"},
-    "norvig:locked=root": {"locked": "root"},
-    "norvig:pairs=true,locked=root": {"pairs": "true", "locked": "root"},
-}
+PEER = PROJECT.parent / "shared" / "peers" / "norvig"
+SETS = ("top95", "hardest", "easy50")
+#: The fastest configuration; its ratios are compared with the targets below.
+FASTEST = "bitmask"
+DEFAULT_BACKENDS = (
+    FASTEST,
+    "bitmask:locked=none,ties=1",
+    "bitmask:locked=all",
+    "norvig:pairs=true,locked=root",
+    "norvig",
+)
+TARGETS = {"top95": 15.0, "hardest": 10.0, "easy50": 10.0}
+MIN_ROUNDS = 7
 COLUMNS = [
-    ("configuration", "<32"),
+    ("contestant", "<32"),
     ("nodes", ">7,"),
-    ("cpu s", ">8.4f"),
-    ("min s", ">8.4f"),
-    ("x vs 0.86 s", ">11.2f"),
-    ("x vs ref", ">9.2f"),
+    ("median s", ">9.4f"),
+    ("min s", ">9.4f"),
+    ("x Norvig", ">9.2f"),
 ]
 
 
-# --- the reference: Norvig's essay's algorithm, written from its description ---------------
-
-
-class EssaySolver:
-    """Candidates as strings in a dict keyed by square names ('A1'..'I9'), as in the essay.
-
-    Rule 1: a square reduced to one digit removes it from its peers. Rule 2: a unit with one
-    place left for a digit puts it there. Search: the square with the fewest digits (more
-    than one), each digit tried on a copy of the dict. ``calls`` counts calls of the search.
-    """
-
-    def __init__(self) -> None:
-        rows, cols = "ABCDEFGHI", "123456789"
-        self.digits = "123456789"
-        self.squares = [r + c for r in rows for c in cols]
-        lines = [[r + c for c in cols] for r in rows] + [[r + c for r in rows] for c in cols]
-        boxes = [
-            [r + c for r in band for c in stack]
-            for band in ("ABC", "DEF", "GHI")
-            for stack in ("123", "456", "789")
-        ]
-        everything = lines + boxes
-        self.units = {s: [u for u in everything if s in u] for s in self.squares}
-        self.peers = {s: {p for u in self.units[s] for p in u} - {s} for s in self.squares}
-        self.calls = 0
-
-    def start(self, text: str) -> dict[str, str] | None:
-        """The candidates after assigning every given, or None on a contradiction."""
-        values = dict.fromkeys(self.squares, self.digits)
-        for square, ch in zip(self.squares, text, strict=True):
-            if ch in self.digits and not self.put(values, square, ch):
-                return None
-        return values
-
-    def put(self, values: dict[str, str], square: str, digit: str) -> bool:
-        """Make ``digit`` the only candidate of ``square`` by removing every other one."""
-        return all(self.drop(values, square, other) for other in values[square] if other != digit)
-
-    def drop(self, values: dict[str, str], square: str, digit: str) -> bool:
-        """Remove one candidate and apply both rules; False on a contradiction."""
-        if digit not in values[square]:
-            return True
-        left = values[square].replace(digit, "")
-        values[square] = left
-        if not left:
-            return False
-        if len(left) == 1 and not all(self.drop(values, p, left) for p in self.peers[square]):
-            return False
-        for unit in self.units[square]:
-            places = [s for s in unit if digit in values[s]]
-            if not places:
-                return False
-            if len(places) == 1 and not self.put(values, places[0], digit):
-                return False
-        return True
-
-    def search(self, values: dict[str, str] | None) -> dict[str, str] | None:
-        """Depth first from ``values``: the first solution, or None."""
-        self.calls += 1
-        if values is None:
-            return None
-        open_squares = [(len(values[s]), s) for s in self.squares if len(values[s]) > 1]
-        if not open_squares:
-            return values
-        _, square = min(open_squares)
-        for digit in values[square]:
-            child = values.copy()
-            found = self.search(child if self.put(child, square, digit) else None)
-            if found is not None:
-                return found
+def load_peer() -> ModuleType | None:
+    """Norvig's ``sudoku`` module, imported from ../shared/peers, or None when absent."""
+    if not (PEER / "sudoku.py").is_file():
         return None
-
-    def solve(self, text: str) -> tuple[int, ...] | None:
-        """The solution of a one-line 9x9 puzzle as digits, or None."""
-        found = self.search(self.start(text))
-        return None if found is None else tuple(int(found[s]) for s in self.squares)
-
-
-# --- timing ----------------------------------------------------------------------------------
+    sys.path.insert(0, str(PEER))
+    try:
+        return importlib.import_module("sudoku")
+    finally:
+        sys.path.remove(str(PEER))
 
 
-def time_backend(spec: str, puzzles: list[Puzzle]) -> tuple[int, float]:
-    """(total nodes, CPU seconds) to encode and solve every puzzle; answers checked."""
-    backend = NorvigBackend(**SPECS[spec])
-    nodes = 0
+def peer_nodes(sudoku: ModuleType, lines: list[str]) -> int:
+    """Calls of Norvig's ``search`` over a set (untimed: the counting wrapper costs time)."""
+    search = sudoku.search
+    calls = 0
+
+    def counting(values: object) -> object:
+        nonlocal calls
+        calls += 1
+        return search(values)
+
+    sudoku.search = counting
+    try:
+        for line in lines:
+            sudoku.solve(line)
+    finally:
+        sudoku.search = search
+    return calls
+
+
+def peer_answer(sudoku: ModuleType, values: object) -> tuple[int, ...] | None:
+    """Norvig's answer (a dict of squares to digits, or False) as digits, when he says solved."""
+    if not sudoku.solved(values):
+        return None
+    return tuple(int(values[square]) for square in sudoku.squares)  # type: ignore[index]
+
+
+def timed(run: Callable[[], list]) -> tuple[float, list]:
+    """CPU seconds of one pass over a set (garbage collected first), and its answers."""
+    gc.collect()
     start = time.process_time()
-    results = [backend.solve(backend.encode(p)) for p in puzzles]
-    cpu = time.process_time() - start
-    for puzzle, result in zip(puzzles, results, strict=True):
-        check_answer(spec, puzzle, result.solution)
-        nodes += result.nodes or 0
-    return nodes, cpu
+    answers = run()
+    return time.process_time() - start, answers
 
 
-def time_reference(lines: list[str], puzzles: list[Puzzle]) -> tuple[int, float]:
-    """(total search calls, CPU seconds) of the essay reimplementation; answers checked."""
-    solver = EssaySolver()
-    start = time.process_time()
-    answers = [solver.solve(line) for line in lines]
-    cpu = time.process_time() - start
+def ours(backend: Backend, puzzles: list[Puzzle]) -> Callable[[], list]:
+    """One pass of a backend: encode and solve each puzzle."""
+    return lambda: [backend.solve(backend.encode(p)) for p in puzzles]
+
+
+def bench_set(sudoku: ModuleType, name: str, specs: list[str], rounds: int) -> dict[str, float]:
+    """Time every contestant on one dataset; print its table; the backends' median ratios."""
+    lines = dataset_lines(DATASETS / f"norvig-{name}.txt")
+    puzzles = [Puzzle.parse(line) for line in lines]
+    backends = {spec: make_backend(spec) for spec in specs}
+    passes: dict[str, Callable[[], list]] = {
+        "Norvig sudoku.py": lambda: list(map(sudoku.solve, lines))
+    }
+    passes.update({spec: ours(b, puzzles) for spec, b in backends.items()})
+    names = list(passes)
+    for run in passes.values():  # warm-up, untimed: tables, caches
+        run()
+    times: dict[str, list[float]] = {key: [] for key in names}
+    for r in range(rounds):
+        shift = r % len(names)
+        for key in names[shift:] + names[:shift]:
+            seconds, answers = timed(passes[key])
+            times[key].append(seconds)
+            if r == 0:
+                check(sudoku, key, puzzles, answers)
+    nodes = {"Norvig sudoku.py": peer_nodes(sudoku, lines)}
+    nodes.update({spec: sum(r.nodes or 0 for r in passes[spec]()) for spec in specs})
+    peer = times["Norvig sudoku.py"]
+    ratios = {
+        key: statistics.median(p / o for p, o in zip(peer, times[key], strict=True))
+        for key in names
+    }
+    print(f"\n{name}: {len(puzzles)} puzzles, CPU s per pass, {rounds} alternating rounds")
+    rows = [
+        (key, nodes[key], statistics.median(times[key]), min(times[key]), ratios[key])
+        for key in names
+    ]
+    print_table(COLUMNS, rows, rule=True)
+    return {spec: ratios[spec] for spec in specs}
+
+
+def check(sudoku: ModuleType, key: str, puzzles: list[Puzzle], answers: list) -> None:
+    """Stop unless every answer of a pass is right (the harness's checker)."""
     for puzzle, answer in zip(puzzles, answers, strict=True):
-        check_answer("the reference", puzzle, answer)
-    return solver.calls, cpu
+        if key == "Norvig sudoku.py":
+            check_answer(key, puzzle, peer_answer(sudoku, answer))
+        else:
+            check_answer(key, puzzle, answer.solution)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET, help="puzzle file")
-    parser.add_argument("--repeats", type=int, default=7, help="runs of each (medians shown)")
+    parser.add_argument("--rounds", type=int, default=9, help=f"at least {MIN_ROUNDS}")
+    parser.add_argument("--backend", action="append", help="repeatable; default: several")
+    parser.add_argument("--set", action="append", choices=SETS, help="repeatable; default all")
     args = parser.parse_args(argv)
-    lines = [line.replace("0", ".") for line in dataset_lines(args.dataset)]
-    puzzles = [Puzzle.parse(line) for line in lines]
-    names = [*SPECS, "reference"]
-    cpus: dict[str, list[float]] = {name: [] for name in names}
-    nodes: dict[str, int] = {}
-    repeats = max(1, args.repeats)
-    for spec in SPECS:  # warm-up: tables and caches, untimed
-        time_backend(spec, puzzles[:2])
-    for repeat in range(repeats):
-        shift = repeat % len(names)  # rotate who goes first
-        for name in names[shift:] + names[:shift]:
-            if name == "reference":
-                nodes[name], cpu = time_reference(lines, puzzles)
-            else:
-                nodes[name], cpu = time_backend(name, puzzles)
-            cpus[name].append(cpu)
-
-    median = {name: statistics.median(times) for name, times in cpus.items()}
-    reference = median["reference"]
-    print(
-        f"{args.dataset.name}: {len(puzzles)} puzzles, limit 1, encode + solve, "
-        f"CPU seconds (process_time), median of {repeats} interleaved runs"
-    )
-    print_table(
-        COLUMNS,
-        [
-            (
-                "reference (essay reimplemented)" if name == "reference" else name,
-                nodes[name],
-                median[name],
-                min(cpus[name]),
-                NORVIG_SUDOKU_PY_S / median[name],
-                reference / median[name],
-            )
-            for name in names
-        ],
-        rule=True,
-    )
-    issue = ("Norvig sudoku.py (issue figure)", 6222, NORVIG_SUDOKU_PY_S)
-    print(format_row(COLUMNS[:3], issue))
-    fastest = min(SPECS, key=median.__getitem__)
-    best = median[fastest]
-    print(
-        f"\nfastest: {fastest}: {NORVIG_SUDOKU_PY_S / best:.1f}x faster than sudoku.py's "
-        f"0.86 s (target 10x = {NORVIG_SUDOKU_PY_S / 10:.3f} s), "
-        f"{reference / best:.1f}x faster than the reimplementation in this run"
-    )
-    print(
-        f"node targets: norvig {nodes['norvig']:,} (at most 6,222), "
-        f"norvig:pairs=true {nodes['norvig:pairs=true']:,} (at most 2,263)"
-    )
+    if args.rounds < MIN_ROUNDS:
+        parser.error(f"--rounds must be at least {MIN_ROUNDS}")
+    sudoku = load_peer()
+    if sudoku is None:
+        print(f"skipped: Norvig's sudoku.py not found in {PEER} (the peers are kept there)")
+        return 0
+    specs = args.backend or list(DEFAULT_BACKENDS)
+    ratios = {name: bench_set(sudoku, name, specs, args.rounds) for name in args.set or SETS}
+    fastest = FASTEST if FASTEST in specs else specs[0]
+    print(f"\n{fastest} against Norvig's sudoku.py (median of per-round ratios):")
+    for name, by_spec in ratios.items():
+        got, want = by_spec[fastest], TARGETS[name]
+        verdict = "met" if got >= want else f"missed by {100 * (1 - got / want):.1f} %"
+        print(f"  {name:8} {got:6.2f}x  (target {want:.0f}x: {verdict})")
     return 0
 
 

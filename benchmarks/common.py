@@ -6,6 +6,7 @@ benchmarks/ is not a package: each script puts the project root on ``sys.path`` 
 
 from __future__ import annotations
 
+import argparse
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,12 +30,23 @@ K = TypeVar("K")
 Column = tuple[str, str]
 
 
+def timing_parser(description: str, repeats: int = 3) -> argparse.ArgumentParser:
+    """The options every timing script takes: ``--dataset`` (a puzzle file) and ``--repeats``
+    (timed runs of each puzzle; medians are shown)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET, help="puzzle file")
+    parser.add_argument(
+        "--repeats", type=int, default=repeats, help="timed runs of each puzzle (medians shown)"
+    )
+    return parser
+
+
 # --- harness runs --------------------------------------------------------------------------
 
 
-def harness_run(spec: str, data: Path, out: Path) -> tuple[float, Any]:
-    """``harness run -q -b SPEC --out OUT DATA`` in a subprocess (the ``harness`` beside
-    this interpreter): its wall seconds and its rows as a pandas frame. Exits with the
+def harness_run(spec: str, data: Path, out: Path, *options: str) -> tuple[float, Any]:
+    """``harness run -q -b SPEC [OPTIONS] --out OUT DATA`` in a subprocess (the ``harness``
+    beside this interpreter): its wall seconds and its rows as a pandas frame. Exits with the
     harness's output when it fails."""
     import subprocess
     import sys
@@ -44,7 +56,7 @@ def harness_run(spec: str, data: Path, out: Path) -> tuple[float, Any]:
     for path in (out, out.with_suffix(".meta.json"), out.with_suffix(".log")):
         path.unlink(missing_ok=True)
     harness = Path(sys.executable).with_name("harness")
-    command = [str(harness), "run", "-q", "-b", spec, "--out", str(out), str(data)]
+    command = [str(harness), "run", "-q", "-b", spec, *options, "--out", str(out), str(data)]
     start = perf_counter()
     done = subprocess.run(command, capture_output=True, text=True)
     wall = perf_counter() - start

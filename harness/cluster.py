@@ -1,7 +1,7 @@
 """Solving on a Dask cluster (``harness run --cluster``): the same rows, limits and checks.
 
 What stays in the harness process: planning, the independent check of every answer
-(:func:`harness.runner.judge`), the cross-check, the resume keys and the CSV writer. Only
+(:func:`harness.judge.judge`), the cross-check, the resume keys and the CSV writer. Only
 the harness process writes the CSV. What goes to the cluster: *chunks*, each a list of
 tasks of one backend, sized to about :data:`CHUNK_TARGET_S` of solving from the times seen
 so far, through a bounded window of futures. Rows are written as chunks come back.

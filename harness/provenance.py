@@ -33,11 +33,18 @@ PACKAGES: tuple[str, ...] = (
     "pycosat",
     "ortools",
     "python-constraint2",
+    "python-sat",
+    "miniexact",
+    "pycryptosat",
+    "z3-solver",
     "pandas",
     "numpy",
     "scipy",
     "click",
     "psutil",
+    "matplotlib",
+    "dask",
+    "distributed",
 )
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]

@@ -5,7 +5,7 @@ an order shuffled with ``seed``, so slow drift of the machine spreads over all b
 With ``repeat > 1`` each (puzzle, backend) first gets one untimed warm-up solve.
 
 Every solve runs in a worker process (:mod:`harness.worker`); the answer is then checked
-here, in the harness process, by :mod:`harness.checker`, against the file's expected count
+in the harness process, by :func:`harness.judge.judge`, against the file's expected count
 and solution when it gives them. At the end, :func:`harness.results.cross_check` marks as
 WRONG any claim (UNSAT, or uniqueness) another backend's checked answer refutes.
 """
@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import math
 import os
 import random
 import socket
-import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,9 +25,8 @@ from typing import TYPE_CHECKING, Any
 from backends import REGISTRY, backend_class, make_backend, parse_spec
 from backends.base import Backend, Status
 from backends.errors import SudokuError
-from backends.puzzle import Puzzle, canonical_alphabet
-from harness import dispute, provenance
-from harness.checker import check_solution, first_difference
+from harness import provenance
+from harness.judge import grid_text, judge, settle_count
 from harness.readers import BadLine, PuzzleRecord
 from harness.results import (
     ResultsError,
@@ -39,7 +36,7 @@ from harness.results import (
     exclusive,
     row_key,
 )
-from harness.worker import Outcome, Task, WorkerPool, import_in_background
+from harness.worker import Task, WorkerPool, import_in_background
 
 if TYPE_CHECKING:
     from harness.cluster import ClusterPool, ClusterTarget
@@ -114,107 +111,6 @@ def _base_row(record: PuzzleRecord, spec: str, repeat: int, config: RunConfig) -
         "jobs": config.jobs,
         "host": HOST,
     }
-
-
-def judge(
-    record: PuzzleRecord,
-    outcome: Outcome,
-    limit: int,
-    timeout: float | None = None,
-    memory_limit_mib: float | None = None,
-) -> dict[str, Any]:
-    """Check an outcome independently; return the row fields.
-
-    A refused answer becomes WRONG, whenever it came. A right answer that came after
-    ``timeout`` (encode + solve; the worker is killed only a grace period later) becomes
-    TIMEOUT, and one whose solve peaked above ``memory_limit_mib`` becomes MEMOUT (the
-    parent samples memory every 50 ms, so a short solve can pass the limit unseen; its
-    measured peak cannot): neither would have counted in a run with those limits.
-    """
-    fields = outcome.fields()
-    status = outcome.status
-    answer = outcome.solution
-    fields["solution"] = None if answer is None else grid_text(record.puzzle.n, answer)
-    reason = None
-    if status is Status.SOLVED:
-        start = time.perf_counter()
-        reason = check_solution(record.puzzle.cells, answer)
-        if reason is None and record.expected_solution is not None:
-            expected = record.expected_solution.cells
-            if answer != expected:
-                where = first_difference(answer, expected)
-                reason = f"valid, but not the file's solution ({where})"
-        fields["check_s"] = time.perf_counter() - start
-    found = (outcome.solutions or 0) if status is Status.SOLVED else 0
-    answered = status in (Status.SOLVED, Status.UNSAT)
-    count = record.expected_count
-    if reason is None and answered and count is not None and min(count, limit) != found:
-        reason = f"found {found} solution(s) under limit {limit}, the file says {count}"
-    spent = (outcome.encode_s or 0.0) + (outcome.solve_s or 0.0)
-    peak = outcome.peak_rss_mib or 0.0
-    if found > limit:  # the contract counts only up to the limit: this is not an answer
-        fields["status"] = Status.ERROR
-        fields["message"] = f"reported {found} solutions under a limit of {limit}"
-    elif reason is not None:
-        fields["status"] = Status.WRONG
-        fields["message"] = reason
-    elif answered and timeout is not None and spent > timeout:
-        fields["status"] = Status.TIMEOUT
-        fields["message"] = (
-            f"answered {status} after {seconds(spent)}, over the {seconds(timeout)} timeout"
-        )
-    elif answered and memory_limit_mib is not None and peak > memory_limit_mib:
-        fields["status"] = Status.MEMOUT
-        fields["message"] = (
-            f"{status}, but the solve peaked at {peak:.0f} MiB, "
-            f"over the {memory_limit_mib:.0f} MiB limit"
-        )
-    else:
-        fields["status"] = status
-    return fields
-
-
-def seconds(value: float) -> str:
-    """A duration for a message, to two significant digits: '1.2 ms', '0.35 s', '30 s'."""
-    if value <= 0:
-        return "0 s"
-    unit, scaled = ("s", value) if value >= 0.1 else ("ms", value * 1000)
-    rounded = round(scaled, 1 - math.floor(math.log10(scaled)))
-    return f"{rounded:g} {unit}" if rounded < 1e6 else f"{rounded:.0f} {unit}"
-
-
-def settle_count(puzzle_text: str, solution_text: str, seconds: float) -> str | None:
-    """A checked second solution of the puzzle (as text), or None when ``solution_text``
-    is its only one: the harness's own search (:mod:`harness.dispute`), for a disputed
-    count. Raises :class:`harness.dispute.Unsettled` when it cannot tell in ``seconds``."""
-    puzzle, known = Puzzle.parse(puzzle_text), Puzzle.parse(solution_text)
-    other = dispute.other_solution(puzzle.cells, known.cells, seconds)
-    if other is None:
-        return None
-    reason = check_solution(puzzle.cells, other)
-    if reason is not None:
-        raise dispute.Unsettled(f"the harness's own search gave a refused grid: {reason}")
-    return grid_text(puzzle.n, other)
-
-
-def grid_text(n: int, cells: Sequence[int]) -> str:
-    """A backend's answer as one line of canonical symbols; ``?`` for what is not a digit.
-
-    For a valid grid this is :meth:`Puzzle.to_string`; a wrong one is still written down,
-    as far as it can be, so the row shows what the backend answered.
-    """
-    table = _GRID_TABLES.get(n)
-    if table is None:
-        symbols = ("." + canonical_alphabet(n)).encode()
-        table = _GRID_TABLES[n] = symbols + b"?" * (256 - len(symbols))
-    try:  # every value a byte (the common case): one translation, ~1 us for 9x9
-        return bytes(cells).translate(table).decode()
-    except (ValueError, TypeError):  # a value below 0, above 255, or not an integer
-        return "".join(chr(table[d]) if 0 <= d <= n else "?" for d in cells)
-
-
-#: Per grid side n: the byte that stands for each value 0..255 in :func:`grid_text`.
-_GRID_TABLES: dict[int, bytes] = {}
 
 
 def plan(

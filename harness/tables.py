@@ -15,6 +15,7 @@ and fit a width by splitting into parts that repeat the key columns.
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -318,6 +319,31 @@ def native_summary(frame: pd.DataFrame) -> pd.DataFrame:
     answered = puzzles[puzzles["status"].isin(ANSWERED)]
     table = answered.groupby(list(grouping(frame)))[native].median()
     return table.dropna(axis=0, how="all").dropna(axis=1, how="all").reset_index()
+
+
+def render_native(table: pd.DataFrame, width: int | None = WIDTH) -> str:
+    """:func:`native_summary` as one entry per backend and dataset, each listing only the
+    statistics that backend reports (``name value``), wrapped to ``width``: each library
+    has its own statistics, so a grid of every name would be mostly empty."""
+    if table.empty:
+        return "(no rows)"
+    headers, cells, _ = printable(table)
+    keys = _key_count(headers)
+    key_width = [max([len(headers[i]), *(len(r[i]) for r in cells)]) for i in range(keys)]
+    indent = sum(key_width) + 2 * keys
+    lines = []
+    for row in cells:
+        head = "  ".join(row[i].ljust(key_width[i]) for i in range(keys)) + "  "
+        stats = [f"{headers[i]}\0{row[i]}" for i in range(keys, len(headers)) if row[i]]
+        text = textwrap.fill(  # a name and its value (joined by NUL until now) stay together
+            ", ".join(stats),
+            width=max(40, width - indent) if width else 10**6,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        lines.append(head + text.replace("\n", "\n" + " " * indent).replace("\0", " "))
+    title = "  ".join(headers[i].ljust(key_width[i]) for i in range(keys)) + "  statistics"
+    return "\n".join([title, *lines])
 
 
 def summary_by_tier(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -12,6 +13,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -43,9 +45,9 @@ def register_fakes() -> None:
     backends.REGISTRY.update(FAKES)
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[str]:
-    """A LocalCluster of 2 worker processes (not daemons), with the fake backends."""
+@contextlib.contextmanager
+def local_cluster() -> Iterator[tuple[Any, Any]]:
+    """A LocalCluster of 2 worker processes (not daemons) and a client of it."""
     import dask
 
     with (
@@ -55,6 +57,13 @@ def cluster() -> Iterator[str]:
         ) as local,
         distributed.Client(local) as client,
     ):
+        yield local, client
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """A LocalCluster of 2 worker processes (not daemons), with the fake backends."""
+    with local_cluster() as (local, client):
         client.run(register_fakes)
         yield local.scheduler_address
 
@@ -94,16 +103,8 @@ def test_cluster_kills_hangs_and_records_crashes(
 
 def test_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     """SIGKILL to one Dask worker mid-run: its chunk runs again; one row per key, all solved."""
-    import dask
-
     out = tmp_path / "r.csv"
-    with (
-        dask.config.set({"distributed.worker.daemon": False}),
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-        ) as local,
-        distributed.Client(local) as client,
-    ):
+    with local_cluster() as (local, client):
         victim = next(iter(client.run(os.getpid).values()))
         command = [HARNESS, "run", "-q", "-b", "mrv", "-b", "ac3"]
         command += ["--cluster", local.scheduler_address, "--out", str(out), HARD]

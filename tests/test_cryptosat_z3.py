@@ -45,7 +45,8 @@ def test_cryptosat_stops_at_the_time_limit() -> None:
     start = time.perf_counter()
     result = CryptosatBackend().solve(pigeonhole(11), time_limit=0.2)
     elapsed = time.perf_counter() - start  # minutes without a limit
-    assert (Status.TIMEOUT, True) == (result.status, elapsed < 10)
+    assert Status.TIMEOUT == result.status
+    assert elapsed < 10
 
 
 def test_z3_translate() -> None:
@@ -64,11 +65,10 @@ def test_z3_is_marked_slow_and_reports_sat_statistics() -> None:
     """z3 is listed as slow, and its native statistics carry Z3's SAT-core names."""
     needs(Z3Backend)
     result = run(Z3Backend(), Puzzle.parse(TOP95_FIRST), limit=2)
-    assert (True, Status.SOLVED, True) == (
-        Z3Backend.slow,
-        result.status,
-        set(result.native) <= set(Z3Backend.native_counters) and "sat_decisions" in result.native,
-    )
+    assert Z3Backend.slow is True
+    assert Status.SOLVED == result.status
+    assert set(result.native) <= set(Z3Backend.native_counters)
+    assert "sat_decisions" in result.native
 
 
 def test_z3_solving_twice_leaves_the_model_unchanged() -> None:
@@ -93,8 +93,6 @@ def test_z3_stops_at_the_time_limit() -> None:
     model = Z3Model(Puzzle.parse("." * 16), solver, {})
     start = time.perf_counter()
     result = Z3Backend().solve(model, time_limit=0.1)
-    assert (Status.TIMEOUT, True, True) == (
-        result.status,
-        "timeout" in result.message,
-        time.perf_counter() - start < 10,  # minutes without a limit
-    )
+    assert Status.TIMEOUT == result.status
+    assert "timeout" in result.message
+    assert time.perf_counter() - start < 10  # minutes without a limit

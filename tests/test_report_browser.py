@@ -59,7 +59,9 @@ def test_chromium_opens_the_report_with_every_section(page: tuple[Path, pd.DataF
     done = chromium("--virtual-time-budget=3000", "--dump-dom", html.as_uri())
     dom = done.stdout
     console = [x for x in done.stderr.splitlines() if ":CONSOLE" in x]
-    assert (0, [], True) == (done.returncode, console, 'data-script="ran"' in dom)
+    assert 0 == done.returncode
+    assert [] == console
+    assert 'data-script="ran"' in dom
     assert re.search(r'<pre id="js-errors"[^>]*></pre>', dom)
     for part in ('id="provenance"', 'id="dataset-0"', 'class="sortable"', 'class="cactus"'):
         assert part in dom

@@ -80,7 +80,8 @@ def test_counters_and_guess_share_from_answers() -> None:
 def test_no_answer_leaves_times_empty() -> None:
     """A backend with no checked answer has empty times, not zeros."""
     got = summary_of(row(1, "TIMEOUT", 1.0), row(2, "ERROR", 0.5))
-    assert (True, True) == (math.isnan(got["median_ms"]), math.isnan(got["nodes_median"]))
+    assert math.isnan(got["median_ms"])
+    assert math.isnan(got["nodes_median"])
 
 
 def test_native_summary_keeps_only_reported_statistics() -> None:
@@ -110,3 +111,32 @@ def test_a_dataset_of_mixed_sizes_gets_a_row_per_size() -> None:
     frame = pd.DataFrame([row(1, "SOLVED", 0.001, size=4), row(2, "SOLVED", 0.5, size=25)])
     table = tables.summary(frame)
     assert ([4, 25], [1.0, 500.0]) == (list(table["size"]), list(table["median_ms"]))
+
+
+def test_native_statistics_print_per_backend_only_what_it_reports() -> None:
+    """Each backend's line names only its own statistics, with human numbers, in 100 columns."""
+    frame = pd.DataFrame(
+        [
+            row(1, "SOLVED", 0.001, clauses=1500, updates=None),
+            {**row(1, "SOLVED", 0.001, clauses=None, updates=12345), "backend": "c"},
+        ]
+    )
+    text = tables.render_native(tables.native_summary(frame))
+    expected = [
+        "backend  dataset  statistics",
+        "b        d.txt    clauses 1,500",
+        "c        d.txt    updates 12,345",
+    ]
+    assert expected == text.splitlines()
+
+
+def test_native_statistics_wrap_between_name_value_pairs() -> None:
+    """A long list wraps under its first statistic, never between a name and its value."""
+    stats = {f"statistic_number_{i}": 1000 * i for i in range(1, 9)}
+    text = tables.render_native(
+        tables.native_summary(pd.DataFrame([row(1, "SOLVED", 0.1, **stats)]))
+    )
+    lines = text.splitlines()[1:]
+    assert max(len(line) for line in lines) <= 100
+    assert all(line.startswith(" " * 18 + "statistic_number_") for line in lines[1:])
+    assert 8 == sum(line.count("statistic_number_") for line in lines)

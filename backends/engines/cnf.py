@@ -30,15 +30,19 @@ would leave an unconstrained variable that a solver may set true, and decoding w
 read a wrong digit. When reduction leaves an empty clause (two equal givens among peers, an
 empty cell with no digit left, a unit with no place left for a digit), the CNF is the single
 empty clause and :attr:`Cnf.contradiction` says why.
+
+:func:`count_models` counts the models of a CNF with any solver it is handed one call of:
+solve, decode the first model, add the clause that forbids that grid, solve again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
 
+from backends.base import SolveResult, Status
 from backends.errors import BackendError
 from backends.puzzle import Geometry, Grid, Puzzle, geometry
 
@@ -257,3 +261,48 @@ def decode(cnf: Cnf, model: Sequence[int]) -> Grid:
 def blocking_clause(model: Sequence[int]) -> Clause:
     """A clause that forbids this model's true cell variables all being true again."""
     return [-lit for lit in model if lit > 0]
+
+
+#: One call of the solver: its translated status, and the model (signed literals) if SOLVED.
+SolveOnce = Callable[[], tuple[Status, Sequence[int] | None]]
+
+
+@dataclass(frozen=True)
+class Count:
+    """How a count ended: the last call's status, the first grid, the models found."""
+
+    status: Status
+    first: Grid | None
+    found: int
+
+    def result(self, native: Mapping[str, int | float], engine: str, at: str = "") -> SolveResult:
+        """The count as the contract's result; TIMEOUT and UNKNOWN say how far it got (and
+        ``at`` what limit, when the caller names one)."""
+        if self.status in (Status.TIMEOUT, Status.UNKNOWN):
+            where = f" at {at}" if at else ""
+            message = f"{engine} stopped{where} after {self.found} solution(s)"
+            return SolveResult(self.status, self.first, self.found, native=native, message=message)
+        if not self.found:
+            return SolveResult(Status.UNSAT, native=native)
+        return SolveResult(Status.SOLVED, self.first, self.found, native=native)
+
+
+def count_models(
+    encoded: Cnf, limit: int, solve_once: SolveOnce, add_clause: Callable[[list[int]], None]
+) -> Count:
+    """Up to ``limit`` models of ``encoded``, the first decoded; a call that ends other than
+    SOLVED ends the count with its status."""
+    first = None
+    found = 0
+    status = Status.UNSAT
+    while found < limit:
+        status, model = solve_once()
+        if status is not Status.SOLVED or model is None:
+            break
+        first = first or decode(encoded, model)
+        found += 1
+        block = blocking_clause(model)
+        if not block:  # nothing left to choose: this grid is the only one
+            break
+        add_clause(block)
+    return Count(status, first, found)

@@ -62,7 +62,10 @@ class LazyGroup(HarnessGroup):
         return super().get_command(ctx, cmd_name)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(package_name="sudoku-harness")
 def main() -> None:
     """Compare Sudoku solvers: run them over puzzle files, check and time every answer."""

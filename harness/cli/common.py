@@ -137,7 +137,7 @@ def gate_options(prefix: str = "") -> Callable[[F], F]:
     return decorate
 
 
-def quiet_option(help: str = "No progress bar.") -> Callable[[F], F]:
+def quiet_option(help: str = "No progress display.") -> Callable[[F], F]:
     return click.option("-q", "--quiet", is_flag=True, help=help)
 
 

@@ -92,7 +92,8 @@ class GateOptions:
     multiple=True,
     default=("mrv",),
     show_default=True,
-    help="Backend spec, repeatable: NAME or NAME:opt=value,... ; 'all' = every backend.",
+    help="Backend spec, repeatable: NAME or NAME:opt=value,... ; 'all' = every built-in "
+    "backend (name plugins and cmd:COMMAND solvers one by one).",
 )
 @timeout_option(
     runner.DEFAULT_TIMEOUT_S,
@@ -196,6 +197,8 @@ def run(
       harness run -b ac3:select=B,order=least -b dlx --repeat 5 datasets/hard95.txt
       harness run -b all --out results/x.csv FILE        # after Ctrl-C: add --resume
       harness run -b mrv --baseline results/old.csv FILE # gate it as 'harness check' does
+      harness run -b 'cmd:./my_solver --fast' -b bitmask FILE  # your solver beside ours
+      harness run -b all --cluster local:2 FILE          # on a Dask cluster
       harness report results/x.csv -o report.html        # then look at the results
     """
     given = {
@@ -349,7 +352,7 @@ def report(
     native = tables.native_summary(frame)
     if not native.empty:
         click.echo("\nnative statistics (medians over answered puzzles):")
-        click.echo(tables.render(native))
+        click.echo(tables.render_native(native))
     if by_tier:
         from harness import rating
 
