@@ -142,8 +142,8 @@ def propagate(t: Tables, state: State, queue: Queue) -> bool:
     set to the cell.
     """
     cand, pos, grid = state
-    info, offset = t.info, t.offset
-    not_row, not_column, not_box = t.not_row, t.not_column, t.not_box
+    info, offset, few, slots_of, digits = t.info, t.offset, t.few, t.slots_of, t.digits
+    members = t.members
     pop, push = queue.pop, queue.append
     while queue:
         c, bit = pop()
@@ -157,15 +157,11 @@ def propagate(t: Tables, state: State, queue: Queue) -> bool:
             return False
         grid[c] = cand[c] = bit
         ru, rx, rb, cu, cx, cb, bu, bx, bb = info[c]
-        others = held ^ bit
-        while others:  # the cell's other digits leave its units' position masks
-            k = others & -others
-            others ^= k
-            d = offset[k]
+        for k, d in digits[held ^ bit]:  # the other digits leave the cell's units' masks
             i = d + ru
             m = pos[i] ^ rx
             pos[i] = m
-            if not m & (m - 1):
+            if few[m]:
                 if not m:
                     return False
                 q = rb[m]
@@ -174,7 +170,7 @@ def propagate(t: Tables, state: State, queue: Queue) -> bool:
             i = d + cu
             m = pos[i] ^ cx
             pos[i] = m
-            if not m & (m - 1):
+            if few[m]:
                 if not m:
                     return False
                 q = cb[m]
@@ -183,101 +179,86 @@ def propagate(t: Tables, state: State, queue: Queue) -> bool:
             i = d + bu
             m = pos[i] ^ bx
             pos[i] = m
-            if not m & (m - 1):
+            if few[m]:
                 if not m:
                     return False
                 q = bb[m]
                 if cand[q] != k:
                     push((q, k))
         d = offset[bit]
-        peers = pos[d + ru] ^ rx
-        pos[d + ru] = rx
-        while peers:
-            y = peers & -peers
-            peers ^= y
-            p = rb[y]
+        i = d + ru
+        peers = pos[i] ^ rx
+        pos[i] = rx
+        for p, pc, pcx, pcb, pb, pbx, pbb in map(members[i], slots_of[peers]) if peers else ():
             left = cand[p] ^ bit
             cand[p] = left
-            if not left & (left - 1):
+            if few[left]:
                 if not left:
                     return False
                 push((p, left))
-            pc, pcx, pcb, pb, pbx, pbb = not_row[p]
-            i = d + pc
-            m = pos[i] ^ pcx
-            pos[i] = m
-            if not m & (m - 1):
+            m = pos[pc] ^ pcx
+            pos[pc] = m
+            if few[m]:
                 if not m:
                     return False
                 q = pcb[m]
                 if cand[q] != bit:
                     push((q, bit))
-            i = d + pb
-            m = pos[i] ^ pbx
-            pos[i] = m
-            if not m & (m - 1):
+            m = pos[pb] ^ pbx
+            pos[pb] = m
+            if few[m]:
                 if not m:
                     return False
                 q = pbb[m]
                 if cand[q] != bit:
                     push((q, bit))
-        peers = pos[d + cu] ^ cx
-        pos[d + cu] = cx
-        while peers:
-            y = peers & -peers
-            peers ^= y
-            p = cb[y]
+        i = d + cu
+        peers = pos[i] ^ cx
+        pos[i] = cx
+        for p, pr, prx, prb, pb, pbx, pbb in map(members[i], slots_of[peers]) if peers else ():
             left = cand[p] ^ bit
             cand[p] = left
-            if not left & (left - 1):
+            if few[left]:
                 if not left:
                     return False
                 push((p, left))
-            pr, prx, prb, pb, pbx, pbb = not_column[p]
-            i = d + pr
-            m = pos[i] ^ prx
-            pos[i] = m
-            if not m & (m - 1):
+            m = pos[pr] ^ prx
+            pos[pr] = m
+            if few[m]:
                 if not m:
                     return False
                 q = prb[m]
                 if cand[q] != bit:
                     push((q, bit))
-            i = d + pb
-            m = pos[i] ^ pbx
-            pos[i] = m
-            if not m & (m - 1):
+            m = pos[pb] ^ pbx
+            pos[pb] = m
+            if few[m]:
                 if not m:
                     return False
                 q = pbb[m]
                 if cand[q] != bit:
                     push((q, bit))
-        peers = pos[d + bu] ^ bx
-        pos[d + bu] = bx
-        while peers:
-            y = peers & -peers
-            peers ^= y
-            p = bb[y]
+        i = d + bu
+        peers = pos[i] ^ bx
+        pos[i] = bx
+        for p, pr, prx, prb, pc, pcx, pcb in map(members[i], slots_of[peers]) if peers else ():
             left = cand[p] ^ bit
             cand[p] = left
-            if not left & (left - 1):
+            if few[left]:
                 if not left:
                     return False
                 push((p, left))
-            pr, prx, prb, pc, pcx, pcb = not_box[p]
-            i = d + pr
-            m = pos[i] ^ prx
-            pos[i] = m
-            if not m & (m - 1):
+            m = pos[pr] ^ prx
+            pos[pr] = m
+            if few[m]:
                 if not m:
                     return False
                 q = prb[m]
                 if cand[q] != bit:
                     push((q, bit))
-            i = d + pc
-            m = pos[i] ^ pcx
-            pos[i] = m
-            if not m & (m - 1):
+            m = pos[pc] ^ pcx
+            pos[pc] = m
+            if few[m]:
                 if not m:
                     return False
                 q = pcb[m]
