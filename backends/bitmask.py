@@ -331,10 +331,11 @@ def _drop(t: Tables, state: State, p: int, bit: int, d: int, push: Callable) -> 
 
 def settle(t: Tables, state: State, queue: Queue, look: bool) -> bool:
     """Propagate the queue, then (when ``look``) locked candidates, until neither changes
-    anything; False on a contradiction."""
+    anything or every cell is placed; False on a contradiction."""
     if not propagate(t, state, queue):
         return False
-    while look:
+    grid = state[2]
+    while look and 0 in grid:
         removed = locked(t, state, queue)
         if removed <= 0:
             return removed == 0
