@@ -77,13 +77,9 @@ def root(puzzle: Puzzle) -> Root:
     used = [0] * (3 * n)
     blocked = [0] * n  # per digit: the unit slots its givens rule out
     placed = [0] * n  # per digit: the unit slots of its givens
-    for c in givens:
-        bit = grid[c]
-        v = cells[c] - 1
-        if blocked[v] & board[c]:
-            return Root(t, None, [])  # a digit given twice in one unit
-        blocked[v] |= blocks[c]
-        placed[v] |= board[c]
+    for c, v, bit in zip(givens, compress(cells, cells), compress(grid, grid), strict=True):
+        blocked[v - 1] |= blocks[c]
+        placed[v - 1] |= board[c]
         r, co, b = units_of[c]
         used[r] |= bit
         used[co] |= bit
@@ -97,6 +93,8 @@ def root(puzzle: Puzzle) -> Root:
     ours = sum(placed[d] << (d * span) for d in range(n))
     # Per unit slot of ``stride`` bits, its top bit a guard: ``x - 1`` never borrows across.
     guard, ones = t.guard, t.ones
+    if (((ours & ((ours | guard) - ones)) | guard) - ones) & guard:
+        return Root(t, None, [])  # a digit given twice in one unit
     less = (free | guard) - ones  # each mask minus one, its guard kept where it was not 0
     open_units = less & guard  # masks with a free place
     crowded = (((free & less) | guard) - ones) & guard  # masks with 2+ places
