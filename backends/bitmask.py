@@ -291,37 +291,50 @@ def locked(t: Tables, state: State, queue: Queue) -> int:
         cleared = found[h]
         if cleared < 0:
             return -1
-        d = h * box % (n * n) // n  # the digit - 1
         for r in range(box):
             boxes = cleared >> (r * box) & group
             if boxes:
                 f = h * box + r
-                out = pos[f] & slots[boxes]
-                back = t.back[f]
-                while out:
-                    y = out & -out
-                    out ^= y
-                    if not _drop(t, state, back[y], 1 << d, d * n, push):
-                        return -1
+                if not _clear(t, state, f, pos[f] & slots[boxes], push):
+                    return -1
     return 1
 
 
-def _drop(t: Tables, state: State, p: int, bit: int, d: int, push: Callable) -> bool:
-    """Remove digit ``bit`` (first pos index ``d``) from cell ``p``; False on a contradiction."""
+def _clear(t: Tables, state: State, f: int, out: int, push: Callable) -> bool:
+    """Remove the places ``out`` from line ``f`` (a pos index): its digit leaves those cells'
+    candidates and their other units' masks. False on a contradiction."""
     cand, pos, _ = state
-    left = cand[p] ^ bit
-    cand[p] = left
-    if not left & (left - 1):
-        if not left:
+    few = t.few
+    bit = 1 << (f % (t.n * t.n) // t.n)
+    m = pos[f] ^ out
+    pos[f] = m
+    if few[m]:
+        if not m:
             return False
-        push((p, left))
-    for u, x, back in t.units3[p]:
-        m = pos[d + u] ^ x
-        pos[d + u] = m
-        if not m & (m - 1):
+        q = t.back[f][m]
+        if cand[q] != bit:
+            push((q, bit))
+    for p, u, x, back, v, y, vback in map(t.members[f], t.slots_of[out]):
+        left = cand[p] ^ bit
+        cand[p] = left
+        if few[left]:
+            if not left:
+                return False
+            push((p, left))
+        m = pos[u] ^ x
+        pos[u] = m
+        if few[m]:
             if not m:
                 return False
             q = back[m]
+            if cand[q] != bit:
+                push((q, bit))
+        m = pos[v] ^ y
+        pos[v] = m
+        if few[m]:
+            if not m:
+                return False
+            q = vback[m]
             if cand[q] != bit:
                 push((q, bit))
     return True

@@ -62,7 +62,6 @@ class Tables:
     n: int
     full: int
     info: tuple[tuple[Any, ...], ...]
-    units3: tuple[tuple[tuple[Any, ...], ...], ...]
     few: Table  # mask -> True when it has one bit or none
     slots_of: Table  # mask -> the indices of its bits
     members: tuple[Callable[[int], tuple[Any, ...]], ...]  # per pos index: see ``info``
@@ -186,7 +185,6 @@ def tables(box: int) -> Tables:
         n=n,
         full=full,
         info=info,
-        units3=tuple(tuple(h) for h in head),
         members=tuple(members),
         few=_table(n, lambda m: not m & (m - 1)),
         slots_of=_table(n, _slots_of),
