@@ -401,11 +401,14 @@ def search(
             cell = at = counts.index(fewest)
             if fewest == 2 and ties > 1:  # else no peer has two candidates: the first wins
                 best = peers[cell](counts).count(2)
-                for _ in range(min(ties, counts.count(2)) - 1):
-                    at = counts.index(2, at + 1)
-                    score = peers[at](counts).count(2)
-                    if score > best:
-                        cell, best = at, score
+                try:
+                    for _ in range(ties - 1):
+                        at = counts.index(2, at + 1)
+                        score = peers[at](counts).count(2)
+                        if score > best:
+                            cell, best = at, score
+                except ValueError:  # fewer than ``ties`` such cells
+                    pass
             guesses += 1
             stack.append([state, cell, state[0][cell], depth])
         while stack:  # the next value to try, deepest branch point first
