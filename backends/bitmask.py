@@ -16,11 +16,14 @@ The givens are applied in bulk at the root (``encode``): candidates from each un
 digits, and every position mask at once from one bitboard of free places per digit, cut
 into masks by ``int.to_bytes`` and ``memoryview.cast``, its hidden singles found by
 guard-bit arithmetic on the whole board. Placements then go through one queue
-(:func:`propagate`). Locked candidates (:func:`locked`) run as ``map`` over table lookups,
-one table giving each band's whole fixpoint. Each branch copies ``cand``, ``pos`` and
-``grid``, except the last value tried, which reuses its parent's state; the branch cell is
-a first minimum of a popcount table read by ``itemgetter``, found by ``min`` and
-``index``. Tables: :mod:`backends.bitmask_tables`.
+(:func:`propagate`), which walks a unit's peers holding the digit as ``map`` over that
+(unit, digit)'s member table, each peer coming with its other units' pos indices for the
+digit, and tests "one bit or none" by a table lookup. Locked candidates (:func:`locked`)
+run as ``map`` over table lookups, one table giving each band's whole fixpoint. Each
+branch copies ``cand``, ``pos`` and ``grid``, except the last value tried, which reuses its
+parent's state; the branch cell is a first minimum of a popcount table read by
+``itemgetter``, found by ``in`` (two candidates, the usual case) or ``min``, and ``index``.
+Tables: :mod:`backends.bitmask_tables`.
 
 Options: ``locked`` = ``root`` (default: at the root only), ``all`` (after every assignment;
 fewer nodes, but slower here) or ``none`` (Norvig's rules alone); ``ties`` = 3 (default:
