@@ -428,11 +428,8 @@ def search(
             if deadline is not None and not nodes & CLOCK_MASK and clock() > deadline:
                 return Outcome(solutions, nodes, guesses, nodes - 1 - depth, timed_out=True)
             nodes += 1
-            if (
-                settle(t, state, [(cell, bit)], True)
-                if look
-                else propagate(t, state, [(cell, bit)])
-            ):
+            queue = [(cell, bit)]
+            if settle(t, state, queue, True) if look else propagate(t, state, queue):
                 depth += 1
                 break
         else:
