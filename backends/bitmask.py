@@ -307,37 +307,24 @@ def _clear(t: Tables, state: State, f: int, out: int, push: Callable) -> bool:
     """Remove the places ``out`` from line ``f`` (a pos index): its digit leaves those cells'
     candidates and their other units' masks. False on a contradiction."""
     cand, pos, _ = state
-    few = t.few
+    few, back = t.few, t.back
     bit = 1 << (f % (t.n * t.n) // t.n)
-    m = pos[f] ^ out
-    pos[f] = m
-    if few[m]:
-        if not m:
-            return False
-        q = t.back[f][m]
-        if cand[q] != bit:
-            push((q, bit))
-    for p, u, x, back, v, y, vback in map(t.members[f], t.slots_of[out]):
+    drops = [(f, out)]  # (pos index, places it loses)
+    for p, u, x, _, v, y, _ in map(t.members[f], t.slots_of[out]):
         left = cand[p] ^ bit
         cand[p] = left
         if few[left]:
             if not left:
                 return False
             push((p, left))
-        m = pos[u] ^ x
-        pos[u] = m
+        drops += ((u, x), (v, y))
+    for g, x in drops:
+        m = pos[g] ^ x
+        pos[g] = m
         if few[m]:
             if not m:
                 return False
-            q = back[m]
-            if cand[q] != bit:
-                push((q, bit))
-        m = pos[v] ^ y
-        pos[v] = m
-        if few[m]:
-            if not m:
-                return False
-            q = vback[m]
+            q = back[g][m]
             if cand[q] != bit:
                 push((q, bit))
     return True
