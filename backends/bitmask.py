@@ -16,11 +16,14 @@ The givens are applied in bulk at the root (``encode``): candidates from each un
 digits, and every position mask at once from one bitboard of free places per digit, cut
 into masks by ``int.to_bytes`` and ``memoryview.cast``, its hidden singles found by
 guard-bit arithmetic on the whole board. Placements then go through one queue
-(:func:`propagate`). Locked candidates (:func:`locked`) run as ``map`` over table lookups,
-one table giving each band's whole fixpoint. Each branch copies ``cand``, ``pos`` and
-``grid``, except the last value tried, which reuses its parent's state; the branch cell is
-a first minimum of a popcount table read by ``itemgetter``, found by ``min`` and
-``index``. Tables: :mod:`backends.bitmask_tables`.
+(:func:`propagate`), which walks a unit's peers holding the digit as ``map`` over that
+(unit, digit)'s member table, each peer coming with its other units' pos indices for the
+digit, and tests "one bit or none" by a table lookup. Locked candidates (:func:`locked`)
+run as ``map`` over table lookups, one table giving each band's whole fixpoint. Each
+branch copies ``cand``, ``pos`` and ``grid``, except the last value tried, which reuses its
+parent's state; the branch cell is a first minimum of a popcount table read by
+``itemgetter``, found by ``in`` (two candidates, the usual case) or ``min``, and ``index``.
+Tables: :mod:`backends.bitmask_tables`.
 
 Options: ``locked`` = ``root`` (default: at the root only), ``all`` (after every assignment;
 fewer nodes, but slower here) or ``none`` (Norvig's rules alone); ``ties`` = 3 (default:
@@ -77,13 +80,9 @@ def root(puzzle: Puzzle) -> Root:
     used = [0] * (3 * n)
     blocked = [0] * n  # per digit: the unit slots its givens rule out
     placed = [0] * n  # per digit: the unit slots of its givens
-    for c in givens:
-        bit = grid[c]
-        v = cells[c] - 1
-        if blocked[v] & board[c]:
-            return Root(t, None, [])  # a digit given twice in one unit
-        blocked[v] |= blocks[c]
-        placed[v] |= board[c]
+    for c, v, bit in zip(givens, compress(cells, cells), compress(grid, grid), strict=True):
+        blocked[v - 1] |= blocks[c]
+        placed[v - 1] |= board[c]
         r, co, b = units_of[c]
         used[r] |= bit
         used[co] |= bit
@@ -97,6 +96,8 @@ def root(puzzle: Puzzle) -> Root:
     ours = sum(placed[d] << (d * span) for d in range(n))
     # Per unit slot of ``stride`` bits, its top bit a guard: ``x - 1`` never borrows across.
     guard, ones = t.guard, t.ones
+    if (((ours & ((ours | guard) - ones)) | guard) - ones) & guard:
+        return Root(t, None, [])  # a digit given twice in one unit
     less = (free | guard) - ones  # each mask minus one, its guard kept where it was not 0
     open_units = less & guard  # masks with a free place
     crowded = (((free & less) | guard) - ones) & guard  # masks with 2+ places
@@ -142,8 +143,8 @@ def propagate(t: Tables, state: State, queue: Queue) -> bool:
     set to the cell.
     """
     cand, pos, grid = state
-    info, offset = t.info, t.offset
-    not_row, not_column, not_box = t.not_row, t.not_column, t.not_box
+    info, offset, few, slots_of, digits = t.info, t.offset, t.few, t.slots_of, t.digits
+    members = t.members
     pop, push = queue.pop, queue.append
     while queue:
         c, bit = pop()
@@ -157,15 +158,11 @@ def propagate(t: Tables, state: State, queue: Queue) -> bool:
             return False
         grid[c] = cand[c] = bit
         ru, rx, rb, cu, cx, cb, bu, bx, bb = info[c]
-        others = held ^ bit
-        while others:  # the cell's other digits leave its units' position masks
-            k = others & -others
-            others ^= k
-            d = offset[k]
+        for k, d in digits[held ^ bit]:  # the other digits leave the cell's units' masks
             i = d + ru
             m = pos[i] ^ rx
             pos[i] = m
-            if not m & (m - 1):
+            if few[m]:
                 if not m:
                     return False
                 q = rb[m]
@@ -174,7 +171,7 @@ def propagate(t: Tables, state: State, queue: Queue) -> bool:
             i = d + cu
             m = pos[i] ^ cx
             pos[i] = m
-            if not m & (m - 1):
+            if few[m]:
                 if not m:
                     return False
                 q = cb[m]
@@ -183,101 +180,86 @@ def propagate(t: Tables, state: State, queue: Queue) -> bool:
             i = d + bu
             m = pos[i] ^ bx
             pos[i] = m
-            if not m & (m - 1):
+            if few[m]:
                 if not m:
                     return False
                 q = bb[m]
                 if cand[q] != k:
                     push((q, k))
         d = offset[bit]
-        peers = pos[d + ru] ^ rx
-        pos[d + ru] = rx
-        while peers:
-            y = peers & -peers
-            peers ^= y
-            p = rb[y]
+        i = d + ru
+        peers = pos[i] ^ rx
+        pos[i] = rx
+        for p, pc, pcx, pcb, pb, pbx, pbb in map(members[i], slots_of[peers]) if peers else ():
             left = cand[p] ^ bit
             cand[p] = left
-            if not left & (left - 1):
+            if few[left]:
                 if not left:
                     return False
                 push((p, left))
-            pc, pcx, pcb, pb, pbx, pbb = not_row[p]
-            i = d + pc
-            m = pos[i] ^ pcx
-            pos[i] = m
-            if not m & (m - 1):
+            m = pos[pc] ^ pcx
+            pos[pc] = m
+            if few[m]:
                 if not m:
                     return False
                 q = pcb[m]
                 if cand[q] != bit:
                     push((q, bit))
-            i = d + pb
-            m = pos[i] ^ pbx
-            pos[i] = m
-            if not m & (m - 1):
+            m = pos[pb] ^ pbx
+            pos[pb] = m
+            if few[m]:
                 if not m:
                     return False
                 q = pbb[m]
                 if cand[q] != bit:
                     push((q, bit))
-        peers = pos[d + cu] ^ cx
-        pos[d + cu] = cx
-        while peers:
-            y = peers & -peers
-            peers ^= y
-            p = cb[y]
+        i = d + cu
+        peers = pos[i] ^ cx
+        pos[i] = cx
+        for p, pr, prx, prb, pb, pbx, pbb in map(members[i], slots_of[peers]) if peers else ():
             left = cand[p] ^ bit
             cand[p] = left
-            if not left & (left - 1):
+            if few[left]:
                 if not left:
                     return False
                 push((p, left))
-            pr, prx, prb, pb, pbx, pbb = not_column[p]
-            i = d + pr
-            m = pos[i] ^ prx
-            pos[i] = m
-            if not m & (m - 1):
+            m = pos[pr] ^ prx
+            pos[pr] = m
+            if few[m]:
                 if not m:
                     return False
                 q = prb[m]
                 if cand[q] != bit:
                     push((q, bit))
-            i = d + pb
-            m = pos[i] ^ pbx
-            pos[i] = m
-            if not m & (m - 1):
+            m = pos[pb] ^ pbx
+            pos[pb] = m
+            if few[m]:
                 if not m:
                     return False
                 q = pbb[m]
                 if cand[q] != bit:
                     push((q, bit))
-        peers = pos[d + bu] ^ bx
-        pos[d + bu] = bx
-        while peers:
-            y = peers & -peers
-            peers ^= y
-            p = bb[y]
+        i = d + bu
+        peers = pos[i] ^ bx
+        pos[i] = bx
+        for p, pr, prx, prb, pc, pcx, pcb in map(members[i], slots_of[peers]) if peers else ():
             left = cand[p] ^ bit
             cand[p] = left
-            if not left & (left - 1):
+            if few[left]:
                 if not left:
                     return False
                 push((p, left))
-            pr, prx, prb, pc, pcx, pcb = not_box[p]
-            i = d + pr
-            m = pos[i] ^ prx
-            pos[i] = m
-            if not m & (m - 1):
+            m = pos[pr] ^ prx
+            pos[pr] = m
+            if few[m]:
                 if not m:
                     return False
                 q = prb[m]
                 if cand[q] != bit:
                     push((q, bit))
-            i = d + pc
-            m = pos[i] ^ pcx
-            pos[i] = m
-            if not m & (m - 1):
+            m = pos[pc] ^ pcx
+            pos[pc] = m
+            if few[m]:
                 if not m:
                     return False
                 q = pcb[m]
@@ -312,37 +294,37 @@ def locked(t: Tables, state: State, queue: Queue) -> int:
         cleared = found[h]
         if cleared < 0:
             return -1
-        d = h * box % (n * n) // n  # the digit - 1
         for r in range(box):
             boxes = cleared >> (r * box) & group
             if boxes:
                 f = h * box + r
-                out = pos[f] & slots[boxes]
-                back = t.back[f]
-                while out:
-                    y = out & -out
-                    out ^= y
-                    if not _drop(t, state, back[y], 1 << d, d * n, push):
-                        return -1
+                if not _clear(t, state, f, pos[f] & slots[boxes], push):
+                    return -1
     return 1
 
 
-def _drop(t: Tables, state: State, p: int, bit: int, d: int, push: Callable) -> bool:
-    """Remove digit ``bit`` (first pos index ``d``) from cell ``p``; False on a contradiction."""
+def _clear(t: Tables, state: State, f: int, out: int, push: Callable) -> bool:
+    """Remove the places ``out`` from line ``f`` (a pos index): its digit leaves those cells'
+    candidates and their other units' masks. False on a contradiction."""
     cand, pos, _ = state
-    left = cand[p] ^ bit
-    cand[p] = left
-    if not left & (left - 1):
-        if not left:
-            return False
-        push((p, left))
-    for u, x, back in t.units3[p]:
-        m = pos[d + u] ^ x
-        pos[d + u] = m
-        if not m & (m - 1):
+    few, back = t.few, t.back
+    bit = 1 << (f % (t.n * t.n) // t.n)
+    drops = [(f, out)]  # (pos index, places it loses)
+    for p, u, x, _, v, y, _ in map(t.members[f], t.slots_of[out]):
+        left = cand[p] ^ bit
+        cand[p] = left
+        if few[left]:
+            if not left:
+                return False
+            push((p, left))
+        drops += ((u, x), (v, y))
+    for g, x in drops:
+        m = pos[g] ^ x
+        pos[g] = m
+        if few[m]:
             if not m:
                 return False
-            q = back[m]
+            q = back[g][m]
             if cand[q] != bit:
                 push((q, bit))
     return True
@@ -350,10 +332,11 @@ def _drop(t: Tables, state: State, p: int, bit: int, d: int, push: Callable) -> 
 
 def settle(t: Tables, state: State, queue: Queue, look: bool) -> bool:
     """Propagate the queue, then (when ``look``) locked candidates, until neither changes
-    anything; False on a contradiction."""
+    anything or every cell is placed; False on a contradiction."""
     if not propagate(t, state, queue):
         return False
-    while look:
+    grid = state[2]
+    while look and 0 in grid:
         removed = locked(t, state, queue)
         if removed <= 0:
             return removed == 0
@@ -399,22 +382,23 @@ def search(
     nodes, guesses, depth = 1, 0, 0  # depth: values on the path to the current state
     while True:
         counts = itemgetter(*state[0])(table) if table else list(map(key, state[0]))
-        fewest = min(counts)
+        fewest = 2 if 2 in counts else min(counts)  # ``in`` is faster than ``min``
         if fewest == PLACED:  # every cell placed: a solution
             solutions.append(tuple(map(int.bit_length, state[2])))
             if len(solutions) >= limit:
                 return Outcome(solutions, nodes, guesses, nodes - 1 - depth)
         else:
             cell = at = counts.index(fewest)
-            best = peers[cell](counts).count(2) if ties > 1 else 0
-            for _ in range(ties - 1):
+            if fewest == 2 and ties > 1:  # else no peer has two candidates: the first wins
+                best = peers[cell](counts).count(2)
                 try:
-                    at = counts.index(fewest, at + 1)
-                except ValueError:
-                    break
-                score = peers[at](counts).count(2)
-                if score > best:
-                    cell, best = at, score
+                    for _ in range(ties - 1):
+                        at = counts.index(2, at + 1)
+                        score = peers[at](counts).count(2)
+                        if score > best:
+                            cell, best = at, score
+                except ValueError:  # fewer than ``ties`` such cells
+                    pass
             guesses += 1
             stack.append([state, cell, state[0][cell], depth])
         while stack:  # the next value to try, deepest branch point first
@@ -431,11 +415,8 @@ def search(
             if deadline is not None and not nodes & CLOCK_MASK and clock() > deadline:
                 return Outcome(solutions, nodes, guesses, nodes - 1 - depth, timed_out=True)
             nodes += 1
-            if (
-                settle(t, state, [(cell, bit)], True)
-                if look
-                else propagate(t, state, [(cell, bit)])
-            ):
+            queue = [(cell, bit)]
+            if settle(t, state, queue, True) if look else propagate(t, state, queue):
                 depth += 1
                 break
         else:

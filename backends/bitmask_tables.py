@@ -24,6 +24,23 @@ CACHED = 1 << 16
 Lookup = Callable[[int], int]
 
 
+class Memo(dict):
+    """A lookup table too large to build (25x25): each entry computed when first read."""
+
+    def __init__(self, fn: Callable[[int], Any]) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def __missing__(self, key: int) -> Any:
+        if len(self) >= CACHED:
+            self.clear()
+        value = self[key] = self.fn(key)
+        return value
+
+
+Table = list[Any] | Memo
+
+
 @dataclass(frozen=True)
 class Tables:
     """Everything the solver reads for one box size, computed once (:func:`tables`).
@@ -32,7 +49,10 @@ class Tables:
     boxes) for digit ``d``: the rows and columns of every digit come first, together.
     ``info[c]``: for each of the cell's three units (row, column, box), the unit's pos index
     for digit 1, the cell's bit in the unit and the unit's map from a cell bit back to the
-    cell. ``board[c]``: the cell's three bits on a bitboard laid out as ``pos`` for digit 1,
+    cell. ``members[f]``: ``getitem`` of a list giving, for each slot of pos index ``f``'s
+    unit, the cell there and its ``info`` for its two other units, their pos indices for
+    ``f``'s digit (a peer seen in this unit). ``board[c]``: the cell's three bits on a
+    bitboard laid out as ``pos`` for digit 1,
     ``stride`` bits a mask; ``blocked[c]``: the same for the cell and all its peers.
     ``key``: candidate count of a mask, ``PLACED`` for one bit. ``seg``/``lock``: see
     :func:`backends.bitmask.locked`.
@@ -42,10 +62,10 @@ class Tables:
     n: int
     full: int
     info: tuple[tuple[Any, ...], ...]
-    units3: tuple[tuple[tuple[Any, ...], ...], ...]
-    not_row: tuple[tuple[Any, ...], ...]  # info without the row: a peer seen in a row
-    not_column: tuple[tuple[Any, ...], ...]
-    not_box: tuple[tuple[Any, ...], ...]
+    few: Table  # mask -> True when it has one bit or none
+    slots_of: Table  # mask -> the indices of its bits
+    members: tuple[Callable[[int], tuple[Any, ...]], ...]  # per pos index: see ``info``
+    digits: Table  # mask of digits -> (digit bit, (digit - 1) * n) per digit in it
     units_of: tuple[tuple[int, int, int], ...]
     peers: tuple[Callable[[list[int]], tuple[int, ...]], ...]  # per cell: its peers' items
     board: tuple[int, ...]
@@ -76,6 +96,21 @@ def _lookup(bits: int, fn: Lookup) -> Lookup:
         if bits <= TABLE_MAX_N
         else lru_cache(CACHED)(fn)
     )
+
+
+def _table(bits: int, fn: Callable[[int], Any]) -> Table:
+    """``fn`` tabulated as a list up to 16 bits of input; beyond, a :class:`Memo`."""
+    return list(map(fn, range(1 << bits))) if bits <= TABLE_MAX_N else Memo(fn)
+
+
+def _slots_of(mask: int) -> tuple[int, ...]:
+    return tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+
+
+def _shift(unit: tuple[int, int, Any], f: int) -> tuple[int, int, Any]:
+    """A cell's (pos index, bit, back) for one unit, the index moved to pos index f's digit."""
+    n = len(unit[2])
+    return (unit[0] + f % (n * n) // n * n, *unit[1:])
 
 
 def _boxes_of(mask: int, box: int) -> int:
@@ -127,29 +162,33 @@ def tables(box: int) -> Tables:
             slot[cell][u // n] = i
     back_of_unit = [{1 << i: cell for i, cell in enumerate(unit)} for unit in geo.units]
     base = [(u // n) * n * n + u % n for u in range(3 * n)]  # unit -> its pos index, digit 1
-    info = tuple(
-        tuple(
-            x
-            for k, u in enumerate(geo.units_of[c])
-            for x in (base[u], 1 << slot[c][k], back_of_unit[u])
-        )
+    head = [
+        [(base[u], 1 << slot[c][k], back_of_unit[u]) for k, u in enumerate(geo.units_of[c])]
         for c in range(geo.ncells)
-    )
+    ]
+    info = tuple(tuple(x for unit in h for x in unit) for h in head)
+    fields = 3 * n * n
+    members = [  # per pos index: for each slot, its cell and its two other units' masks
+        [
+            (c, *(x for k in range(3) if k != f // (n * n) for x in _shift(head[c][k], f)))
+            for c in geo.units[(f // (n * n)) * n + f % n]
+        ].__getitem__
+        for f in range(fields)
+    ]
     board = tuple(
         sum(1 << (base[u] * stride + slot[c][k]) for k, u in enumerate(geo.units_of[c]))
         for c in range(geo.ncells)
     )
     full = (1 << n) - 1
-    fields = 3 * n * n
     return Tables(
         box=box,
         n=n,
         full=full,
         info=info,
-        units3=tuple((i[0:3], i[3:6], i[6:9]) for i in info),
-        not_row=tuple(i[3:] for i in info),
-        not_column=tuple(i[:3] + i[6:] for i in info),
-        not_box=tuple(i[:6] for i in info),
+        members=tuple(members),
+        few=_table(n, lambda m: not m & (m - 1)),
+        slots_of=_table(n, _slots_of),
+        digits=_table(n, lambda m: tuple((1 << i, i * n) for i in _slots_of(m))),
         units_of=geo.units_of,
         peers=tuple(itemgetter(*peers) for peers in geo.peers),
         board=board,
