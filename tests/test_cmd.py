@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import psutil
@@ -74,6 +75,33 @@ def test_example_c_solver_on_top95(tmp_path: Path, shared_datasets: Path) -> Non
     code, rows = run(tmp_path, f"cmd:{binary}", shared_datasets / "norvig-top95.txt")
     assert (0, ["SOLVED"] * 95) == (code, [row["status"] for row in rows])
     assert [] == left_behind(str(binary))
+
+
+def tiny_solver_spec(name: str, tmp_path: Path) -> str:
+    """The ``-b`` spec of the README's short example solver ``tiny.py`` or ``tiny.c``."""
+    source = PROJECT / "examples" / "cmd" / name
+    if name.endswith(".py"):
+        return f"cmd:{sys.executable} {source}"
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler (cc or gcc) on PATH")
+    binary = tmp_path / "tiny"
+    subprocess.run([compiler, "-O2", "-o", str(binary), str(source)], check=True)
+    return f"cmd:{binary}"
+
+
+@pytest.mark.parametrize("name", ["tiny.py", "tiny.c"])
+def test_readme_tiny_solvers_count_to_the_limit(name: str, tmp_path: Path) -> None:
+    """The README's short solvers prove uniqueness, UNSAT and two solutions, checked."""
+    data = tmp_path / "mixed.txt"
+    files = ("easy.txt", "unsolvable.txt", "multi.txt")
+    data.write_text("".join((PROJECT / "datasets" / f).read_text() for f in files))
+    args = ("--limit-solutions", "2", "--timeout", "20")
+    code, rows = run(tmp_path, tiny_solver_spec(name, tmp_path), data, *args)
+    nine = [row for row in rows if row["size"] == "9"]
+    assert 0 == code
+    assert {"SOLVED": 53, "UNSAT": 4} == dict(Counter(row["status"] for row in nine))
+    assert {"1", "2", "0"} == {row["solutions"] for row in nine}
 
 
 @pytest.mark.parametrize(
