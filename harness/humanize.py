@@ -67,3 +67,12 @@ def plain(value: object) -> str:
 
         return np.format_float_positional(value, trim="-")
     return str(value)
+
+
+def seconds(value: float) -> str:
+    """A duration for a message, to two significant digits: '1.2 ms', '0.35 s', '30 s'."""
+    if value <= 0:
+        return "0 s"
+    unit, scaled = ("s", value) if value >= 0.1 else ("ms", value * 1000)
+    rounded = round(scaled, 1 - math.floor(math.log10(scaled)))
+    return f"{rounded:g} {unit}" if rounded < 1e6 else f"{rounded:.0f} {unit}"

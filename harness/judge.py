@@ -8,7 +8,6 @@ expected count and solution, and turns late or over-memory answers into TIMEOUT 
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -17,6 +16,7 @@ from backends.base import Status
 from backends.puzzle import Puzzle, canonical_alphabet
 from harness import dispute
 from harness.checker import check_solution, first_difference
+from harness.humanize import seconds
 from harness.readers import PuzzleRecord
 from harness.worker import Outcome
 
@@ -77,15 +77,6 @@ def judge(
     else:
         fields["status"] = status
     return fields
-
-
-def seconds(value: float) -> str:
-    """A duration for a message, to two significant digits: '1.2 ms', '0.35 s', '30 s'."""
-    if value <= 0:
-        return "0 s"
-    unit, scaled = ("s", value) if value >= 0.1 else ("ms", value * 1000)
-    rounded = round(scaled, 1 - math.floor(math.log10(scaled)))
-    return f"{rounded:g} {unit}" if rounded < 1e6 else f"{rounded:.0f} {unit}"
 
 
 def settle_count(puzzle_text: str, solution_text: str, seconds: float) -> str | None:

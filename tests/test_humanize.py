@@ -45,3 +45,10 @@ def test_duration() -> None:
 def test_plain_never_uses_an_exponent() -> None:
     """1.23e-07 is written out in full for a CSV."""
     assert "0.000000123" == humanize.plain(1.23e-07)
+
+
+def test_seconds_in_messages_keep_two_significant_digits() -> None:
+    """Durations in messages: 1.2 ms, 0.35 s, 30 s, never 0.001234 s."""
+    from harness.humanize import seconds
+
+    assert ["1.2 ms", "0.35 s", "30 s"] == [seconds(0.001234), seconds(0.3512), seconds(30.0)]

@@ -35,6 +35,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 
 from backends.base import Status
+from harness.humanize import seconds
 from harness.worker.handle import MEMORY_POLL_S, WorkerHandle, describe_death
 from harness.worker.wire import Outcome, Task, Warming
 
@@ -206,9 +207,9 @@ class WorkerPool:
                 warming = worker.warming
                 self._replace(worker, pending)
                 if warming:
-                    yield task, self._warmup_failed(task, f"no answer after {elapsed:.1f} s")
+                    yield task, self._warmup_failed(task, f"no answer after {seconds(elapsed)}")
                 else:
-                    message = f"killed after {elapsed:.3f} s"
+                    message = f"killed after {seconds(elapsed)}"
                     yield task, _killed(Status.TIMEOUT, message, elapsed)
             elif self.memory_limit_mib and now >= worker.next_memory_check:
                 worker.next_memory_check = now + MEMORY_POLL_S
