@@ -18,28 +18,25 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from bench_overhead import FASTEST, build
+from common import harness_run
 
-HARNESS = str(Path(sys.executable).parent / "harness")
 SETTINGS = {"--jobs 2": ["--jobs", "2"], "--cluster local:2": ["--cluster", "local:2"]}
 
 
 def timed(backend: str, data: Path, out: Path, extra: list[str], count: int) -> float:
     """Wall seconds of one `harness run`; checks that every puzzle has one SOLVED row."""
-    out.unlink(missing_ok=True)
-    command = [HARNESS, "run", "-q", "-b", backend, *extra, "--out", str(out), str(data)]
-    start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-    wall = time.perf_counter() - start
-    solved = out.read_text().count(",SOLVED,")
-    if solved != count:
-        sys.exit(f"{' '.join(command)}: {solved} SOLVED rows, expected {count}")
+    wall, rows = harness_run(backend, data, out, *extra)
+    solved = int((rows.status == "SOLVED").sum())
+    if solved != count or len(rows) != count:
+        sys.exit(
+            f"{backend} {' '.join(extra)}: {solved} SOLVED of {len(rows)} rows, expected {count}"
+        )
     return wall
 
 
