@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import cache
+from itertools import compress
 from math import isqrt
-from operator import itemgetter
+from operator import add, itemgetter
 
 
 @cache
@@ -28,6 +29,18 @@ def _units(n: int) -> tuple[tuple[str, Callable[[Sequence[int]], tuple[int, ...]
     return tuple((name, itemgetter(*cells)) for name, cells in units)
 
 
+@cache
+def _placements(n: int) -> tuple[tuple[tuple[int, ...], ...], frozenset[int]]:
+    """For the quick test of :func:`check_solution`: for rows, columns and boxes, per cell
+    an offset that makes ``offset + value`` name (unit, value); and the digits 1..n. A grid
+    whose values are digits fills every unit of a kind iff its n**2 sums are distinct."""
+    box = isqrt(n)
+    cells = [(r, c) for r in range(n) for c in range(n)]
+    kinds = (lambda r, c: r, lambda r, c: c, lambda r, c: (r // box) * box + c // box)
+    offsets = tuple(tuple(unit(r, c) * (n + 1) for r, c in cells) for unit in kinds)
+    return offsets, frozenset(range(1, n + 1))
+
+
 def check_solution(givens: Sequence[int], answer: Sequence[int] | None) -> str | None:
     """``None`` when ``answer`` is a valid completion of ``givens``, else the reason.
 
@@ -41,8 +54,30 @@ def check_solution(givens: Sequence[int], answer: Sequence[int] | None) -> str |
         return f"puzzle has {size} cells, not a square grid of square boxes"
     if len(answer) != size:
         return f"answer has {len(answer)} cells, expected {size}"
+    if _valid(givens, answer, n):
+        return None
+    return _reason(givens, answer, n)
+
+
+def _valid(givens: Sequence[int], answer: Sequence[int], n: int) -> bool:
+    """The whole check at C speed (~4 us for 9x9, against ~20 us for :func:`_reason`'s
+    loop): True only for a valid completion; False says nothing of why."""
+    (rows, columns, boxes), digits = _placements(n)
+    size = n * n
+    return (
+        set(map(type, answer)) == {int}  # not bool, float or str: they would compare equal
+        and digits.issuperset(answer)
+        and list(compress(answer, givens)) == list(filter(None, givens))
+        and len(set(map(add, rows, answer))) == size
+        and len(set(map(add, columns, answer))) == size
+        and len(set(map(add, boxes, answer))) == size
+    )
+
+
+def _reason(givens: Sequence[int], answer: Sequence[int], n: int) -> str | None:
+    """Why ``answer`` is not a valid completion (the first fault found), or None."""
     for cell, (given, value) in enumerate(zip(givens, answer, strict=True)):
-        if not isinstance(value, int) or not 1 <= value <= n:
+        if type(value) is bool or not isinstance(value, int) or not 1 <= value <= n:
             return f"r{cell // n + 1}c{cell % n + 1} holds {value!r}, not a digit 1..{n}"
         if given and given != value:
             return f"r{cell // n + 1}c{cell % n + 1} changes the given {given} to {value}"

@@ -56,6 +56,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from operator import itemgetter, methodcaller
 from pathlib import Path
 from typing import Any
 
@@ -195,11 +196,24 @@ def columns_for(native: Iterable[str]) -> list[str]:
 
 
 def _format(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return repr(round(value, 9))
-    return str(value)
+    """A value as its CSV text: empty for None, floats to the nanosecond."""
+    return _TEXT.get(type(value), str)(value)
+
+
+def _float_text(value: float) -> str:
+    return repr(round(value, 9))
+
+
+#: How :func:`_format` writes a value of each type (any other type: ``str``).
+_TEXT: dict[type, Callable[[Any], str]] = {
+    str: str,
+    int: str,
+    float: _float_text,
+    type(None): lambda _: "",
+}
+#: Whether a cell's text may need :func:`escape_cell` (its first character); C-level.
+_STARTS_RISKY = methodcaller("startswith", tuple(_ESCAPE_FIRST))
+_key_of = itemgetter(*KEY_COLUMNS)
 
 
 def _is_number(text: str) -> bool:
@@ -324,22 +338,14 @@ class RowWriter:
         """Append ``row`` (its columns' values; others are ignored). It reaches the file at
         once when the oldest row still buffered is :data:`FLUSH_S` old, else at the next
         :meth:`flush_stale`, :meth:`flush` or :meth:`close`."""
-        text: dict[str, str] = {}
-        cells: list[str] = []
-        for column in self.columns:  # _format and escape_cell, inlined: this runs per row
-            value = row.get(column)
-            if type(value) is str:
-                cell = value
-            elif value is None:
-                cell = ""
-            elif isinstance(value, float):
-                cell = repr(round(value, 9))
-            else:
-                cell = str(value)
-            text[column] = cell
-            cells.append(escape_cell(cell) if cell[:1] in _ESCAPE_FIRST else cell)
-        self._writer.writerow(cells)
-        self.done.add(row_key(text))
+        get = row.get
+        texts = [_TEXT.get(type(v), str)(v) for v in [get(c) for c in self.columns]]
+        if any(map(_STARTS_RISKY, texts)):
+            self._writer.writerow([escape_cell(t) for t in texts])
+        else:
+            self._writer.writerow(texts)
+        text = dict(zip(self.columns, texts, strict=True))
+        self.done.add(_key_of(text))
         self.rows.append(text)
         if self._since is None:
             self._since = time.perf_counter()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from harness.checker import check_solution
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.checker import _reason, check_solution
 
 SOLVED = tuple(
     int(ch)
@@ -56,3 +59,26 @@ def test_rejects_4x4_box_violation() -> None:
     """Rows and columns fine but a box repeats: refused."""
     grid = (1, 2, 3, 4, 2, 3, 4, 1, 3, 4, 1, 2, 4, 1, 2, 3)
     assert "box 1 lacks digit 4" == check_solution((0,) * 16, grid)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 80), st.sampled_from([0, 1, 5, 9, 10, -1, 1.0, True]))))
+def test_quick_test_never_changes_the_verdict(edits: list[tuple[int, object]]) -> None:
+    """The C-speed test gives the cell-by-cell loop's verdict on any edited grid."""
+    grid = list(SOLVED)
+    for cell, value in edits:
+        grid[cell] = value
+    answer = tuple(grid)
+    assert _reason(PUZZLE, answer, 9) == check_solution(PUZZLE, answer)
+
+
+def test_true_is_not_a_digit() -> None:
+    """A bool in the grid is refused, though True == 1."""
+    answer = (4, True, *SOLVED[2:])
+    assert "r1c2 holds True, not a digit 1..9" == check_solution(PUZZLE, answer)
+
+
+def test_swapped_cells_in_a_row_are_refused() -> None:
+    """Two cells swapped within a row keep the row whole: their columns break."""
+    swapped = (SOLVED[3], *SOLVED[1:3], SOLVED[0], *SOLVED[4:])
+    assert "column 1 lacks digit 4" == check_solution((0,) * 81, swapped)

@@ -11,15 +11,19 @@ from __future__ import annotations
 import contextlib
 import faulthandler
 import os
+import select
 import signal
 import sys
 from multiprocessing.connection import Connection
+from typing import Any
 
 from backends.base import Status
 from harness.worker.measure import WorkerState, measure, perf_counter, warm_up
 from harness.worker.wire import Outcome, Ready, Warming
 
 ANSWERED = (Status.SOLVED, Status.UNSAT)
+#: A worker sends what it has done at least this often (seconds) while it has tasks.
+FLUSH_S = 0.002
 _PR_SET_PDEATHSIG = 1  # prctl options, <linux/prctl.h>
 _PR_SET_CHILD_SUBREAPER = 36
 
@@ -61,8 +65,17 @@ def worker_main(
     parent: int,
     inherited: tuple[int, ...],
     log: str = os.devnull,
+    clock: Any = None,
 ) -> None:
-    """A worker's whole life: set itself up, then answer batches of tasks until None."""
+    """A worker's whole life: set itself up, then answer batches of tasks until None.
+
+    Answers go back in batches (see :mod:`harness.worker.wire`): what is done is sent when
+    :data:`FLUSH_S` has passed since the last batch, before a warm-up, and before the
+    worker waits for tasks. ``clock`` (shared memory, see
+    :class:`~harness.worker.handle.WorkerHandle`) gets, before each task, how many tasks
+    this worker has started and when the latest started, so the parent times the running
+    task without a message per task.
+    """
     os.setsid()  # own process group, so the parent can kill everything it starts
     _die_with_parent(parent)
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
@@ -74,26 +87,44 @@ def worker_main(
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     for signum in (signal.SIGTERM, signal.SIGHUP):  # not the parent's handlers: just die
         signal.signal(signum, signal.SIG_DFL)
+    clock = [0.0, 0.0] if clock is None else clock
     state = WorkerState()
     send = results.send
+    done: list[Any] = []  # answers not yet sent
+    sent_at = perf_counter()
+    started = 0
+    incoming = [tasks.fileno()]
     try:
         while True:
+            if done and not select.select(incoming, (), (), 0)[0]:  # about to wait: send
+                send(done)
+                done, sent_at = [], perf_counter()
             batch = tasks.recv()
             if batch is None:
                 return
-            for wire in batch:  # one answer per task, sent before the next task starts
+            for wire in batch:
                 key = (wire[0], wire[1])
                 if key not in state.warmed:  # the parent times it apart
-                    send(Warming())
+                    done.append(Warming())
+                    send(done)
                     failure = warm_up(wire, state)
-                    send(Ready(perf_counter(), failure))  # the task's clock starts now
+                    send([Ready(perf_counter(), failure)])  # the task's clock starts now
+                    done = []
+                started += 1
+                clock[1] = now = perf_counter()  # the time first: the parent reads it second
+                clock[0] = started
                 failure = state.broken.get(key)
                 if failure is not None:
-                    send(Outcome(Status.ERROR, failure).wire())
-                    continue
-                outcome = measure(wire, state)
-                send(outcome.wire())
-                if outcome.status not in ANSWERED and getattr(state.cache.get(key[0]), "stale", 0):
-                    state.warmed.discard(key)  # its process is gone: restart it untimed
+                    done.append(Outcome(Status.ERROR, failure).wire())
+                else:
+                    outcome = measure(wire, state)
+                    done.append(outcome.wire())
+                    now = outcome.done_at or now
+                    stale = getattr(state.cache.get(key[0]), "stale", 0)
+                    if outcome.status not in ANSWERED and stale:
+                        state.warmed.discard(key)  # its process is gone: restart it untimed
+                if now - sent_at >= FLUSH_S:
+                    send(done)
+                    done, sent_at = [], now
     except (EOFError, OSError):  # the parent has gone: nobody wants the answers
         return

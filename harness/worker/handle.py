@@ -100,7 +100,10 @@ class WorkerHandle:
     """The parent's handle on one worker: its pipe, and the tasks sent to it, in order.
 
     Up to :meth:`depth` tasks are in flight, so the worker starts its next solve without
-    waiting for the parent; the head of ``inflight`` is the one running, since ``started``.
+    waiting for the parent; ``inflight`` holds them in order, the oldest unanswered first.
+    The worker sends answers in batches, so the task running is not always the head: the
+    shared ``clock`` says which it is (the worker's count of tasks started, and when the
+    latest started), read by :meth:`running`.
     """
 
     def __init__(self, ctx: Any, log: str = os.devnull) -> None:
@@ -109,14 +112,18 @@ class WorkerHandle:
         child_tasks, self.tasks = ctx.Pipe(duplex=False)
         self.results, child_results = ctx.Pipe(duplex=False)
         _parent_ends.update((self.tasks.fileno(), self.results.fileno()))
-        args = (child_tasks, child_results, os.getpid(), tuple(_parent_ends), log)
+        #: [tasks the worker has started, perf_counter when the latest started]: shared
+        #: memory the worker writes before each task (no message, no system call)
+        self.clock = ctx.RawArray("d", 2)
+        self.answered = 0  # tasks whose answers the parent has received
+        args = (child_tasks, child_results, os.getpid(), tuple(_parent_ends), log, self.clock)
         self.proc = ctx.Process(target=worker_main, args=args, daemon=True)
         self.proc.start()
         child_tasks.close()
         child_results.close()
         self.inflight: deque[Task] = deque()
         self.warming = False  # the head task is in its untimed warm-up (the worker said so)
-        self.started = 0.0
+        self.started = 0.0  # when the head task started, as far as the parent knows
         self.next_memory_check = 0.0
         self.mean_task_s: float | None = None  # running mean of this worker's task times
 
@@ -145,17 +152,13 @@ class WorkerHandle:
         self.started = now
         self.next_memory_check = now + MEMORY_POLL_S
 
-    def finished(self, done_at: float | None) -> Task:
-        """The head task is done; the next one (if any) started when the worker sent it.
-
-        ``done_at`` is the worker's ``perf_counter`` when it finished (the same monotonic
-        clock in every process); None means now.
-        """
+    def finished(self) -> Task:
+        """The head task is answered; the next one started no later than now."""
         task = self.inflight.popleft()
+        self.answered += 1
         self.warming = False
         if self.inflight:
-            now = time.perf_counter()
-            self._head_started(now if done_at is None else min(max(done_at, self.started), now))
+            self._head_started(time.perf_counter())
         return task
 
     def restart(self, at: float) -> None:
@@ -163,17 +166,33 @@ class WorkerHandle:
         self.warming = False
         self._head_started(min(max(at, self.started), time.perf_counter()))
 
+    def running(self) -> tuple[int, float]:
+        """The task running now, as its index in ``inflight``, and when it started.
+
+        The worker may have finished tasks before it (answers not sent yet): their index
+        is lower. When the clock shows no task beyond those answered (the worker is
+        between tasks or warming up), the head, since :attr:`started`.
+        """
+        count = self.clock[0]  # the count first: the worker writes the time before it
+        at = self.clock[1]
+        index = int(count) - 1 - self.answered
+        if self.warming or not 0 <= index < len(self.inflight):
+            return 0, self.started
+        return index, at
+
     def quick(self) -> bool:
         """Whether this worker's tasks are short enough to collect by polling."""
         return self.mean_task_s is not None and self.mean_task_s < QUICK_S
 
     def deadline(self) -> float | None:
-        timeout = self.inflight[0].timeout
+        """When the running task is past its limit (its warm-up's while warming)."""
+        index, started = self.running()
+        timeout = self.inflight[index].timeout
         if timeout is None:
             return None
         if self.warming:
-            return self.started + max(timeout, WARMUP_TIMEOUT_S)
-        return self.started + timeout + kill_grace(timeout)
+            return started + max(timeout, WARMUP_TIMEOUT_S)
+        return started + timeout + kill_grace(timeout)
 
     def rss_mib(self) -> float:
         """The resident memory now of the worker (all its threads) and of every process it

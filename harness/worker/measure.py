@@ -18,6 +18,8 @@ from backends.base import Backend, SolveResult, Status
 from backends.puzzle import Puzzle
 from harness.worker.wire import Outcome, WireTask, compact
 
+_make = Outcome._make  # ~0.3 us, against ~2.5 us for Outcome(...) with its defaults
+
 perf_counter = time.perf_counter
 process_time = time.process_time
 
@@ -176,18 +178,21 @@ def measure(wire: WireTask, state: WorkerState) -> Outcome:
             raise ValueError(f"native statistic {min(undeclared)!r} is not in native_counters")
         solution = result.solution
         done = perf_counter()
-        return Outcome(
-            result.status,
-            result.message,
-            None if solution is None else compact(solution),
-            result.solutions_found,
-            result.nodes,
-            result.guesses,
-            result.backtracks,
-            tuple(native.items()),
-            *times,
-            done - begin,
-            done,
+        return _make(
+            (
+                result.status,
+                result.message,
+                None if solution is None else compact(solution),
+                result.solutions_found,
+                result.nodes,
+                result.guesses,
+                result.backtracks,
+                tuple(native.items()),
+                *times,
+                done - begin,
+                done,
+                None,
+            )
         )
     except MemoryError:
         status, message = Status.MEMOUT, "MemoryError inside the backend"

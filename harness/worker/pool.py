@@ -28,10 +28,11 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import os
+import select
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from multiprocessing.connection import wait
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
 from backends.base import Status
@@ -40,7 +41,7 @@ from harness.worker.handle import MEMORY_POLL_S, WorkerHandle, describe_death
 from harness.worker.wire import Outcome, Task, Warming
 
 #: Most tasks queued at one worker.
-MAX_DEPTH = 32
+MAX_DEPTH = 256
 #: Short tasks (see :meth:`WorkerHandle.quick`) are collected by polling every POLL_S seconds.
 POLL_S = 0.002
 
@@ -124,12 +125,16 @@ class WorkerPool:
     def _start(self) -> WorkerHandle:
         return WorkerHandle(self._ctx, self.log)
 
-    def _replace(self, worker: WorkerHandle, pending: _Feed) -> None:
-        """Kill ``worker``; its queued tasks (all but the head) go back to the front."""
+    def _replace(self, worker: WorkerHandle, pending: _Feed, index: int = 0) -> Task:
+        """Kill ``worker``; return its task at ``index`` in ``inflight`` (the one that ran
+        too long, or ran when it died). Every other task it had goes back to the front:
+        those after it, and those before it whose answers it had not sent yet."""
         worker.kill()
-        worker.inflight.popleft()
+        task = worker.inflight[index]
+        del worker.inflight[index]
         pending.give_back(worker.inflight)
         self._workers[self._workers.index(worker)] = self._start()
+        return task
 
     def _refill(self, worker: WorkerHandle, pending: _Feed, count: int | None = None) -> None:
         """Queue tasks at ``worker`` up to its depth (or ``count`` more); a task of a broken
@@ -192,7 +197,7 @@ class WorkerPool:
             # a pipe must be woken by each write, and that wake-up (~10 us) is paid by
             # the writing worker, between two solves.
             time.sleep(POLL_S if timeout is None else min(POLL_S, timeout))
-            ready = wait(pipes, 0)
+            ready = select.select(pipes, (), (), 0)[0]
         else:
             ready = wait(pipes, timeout)
         now = time.perf_counter()
@@ -200,12 +205,12 @@ class WorkerPool:
             if worker.results in ready:
                 yield from self._answers(worker, pending)
                 continue
-            task = worker.inflight[0]
-            elapsed = now - worker.started
             deadline = worker.deadline()
             if deadline is not None and now >= deadline:
+                index, started = worker.running()
+                elapsed = now - started
                 warming = worker.warming
-                self._replace(worker, pending)
+                task = self._replace(worker, pending, index)
                 if warming:
                     yield task, self._warmup_failed(task, f"no answer after {seconds(elapsed)}")
                 else:
@@ -215,9 +220,10 @@ class WorkerPool:
                 worker.next_memory_check = now + MEMORY_POLL_S
                 rss = worker.rss_mib()
                 if rss > self.memory_limit_mib:
-                    self._replace(worker, pending)
+                    index, started = worker.running()
+                    task = self._replace(worker, pending, index)
                     message = f"killed at {rss:.0f} MiB > limit {self.memory_limit_mib:.0f}"
-                    yield task, _killed(Status.MEMOUT, message, elapsed, rss)
+                    yield task, _killed(Status.MEMOUT, message, now - started, rss)
 
     def _warmup_failed(self, task: Task, reason: str) -> Outcome:
         """Mark ``task``'s (backend, size) broken for ``reason``; the task's ERROR outcome."""
@@ -226,40 +232,51 @@ class WorkerPool:
         return Outcome(Status.ERROR, failure)
 
     def _answers(self, worker: WorkerHandle, pending: _Feed) -> Iterator[tuple[Task, Outcome]]:
-        """Every answer waiting in ``worker``'s pipe; a dead worker's head task is ERROR."""
+        """Every answer waiting in ``worker``'s pipe; when it died, the task it was running
+        is ERROR."""
         while worker.inflight:
-            task = worker.inflight[0]
             try:
                 received = worker.results.recv()
-                if type(received) is not tuple:  # a notice about the head task's warm-up
-                    if type(received) is Warming:
-                        worker.warming = True
-                    else:  # Ready: warmed up, the timed part starts at received.at
-                        if received.failure is not None:
-                            self._broken[(task.backend, task.puzzle.box)] = received.failure
-                        worker.restart(received.at)
-                    if not worker.results.poll():
-                        return
-                    continue
             except (EOFError, OSError):
-                elapsed = time.perf_counter() - worker.started
-                worker.proc.join(1.0)
-                message = describe_death(worker.proc.exitcode)
-                warming = worker.warming
-                self._replace(worker, pending)
-                if warming:
-                    yield task, self._warmup_failed(task, message)
-                else:
-                    yield task, _killed(Status.ERROR, message, elapsed)
+                yield self._died(worker, pending)
                 return
-            outcome = Outcome.received(received)
-            worker.finished(outcome.done_at)
-            worker.learn(outcome)
-            if len(worker.inflight) < 2:  # keep it busy while the caller handles the answer
-                self._refill(worker, pending)
-            yield task, outcome
-            if not worker.results.poll():
+            answers = []
+            for item in received:
+                if type(item) is tuple:
+                    outcome = Outcome.received(item)
+                    worker.learn(outcome)
+                    answers.append((worker.finished(), outcome))
+                elif type(item) is Warming:  # about the head task's warm-up
+                    worker.warming = True
+                else:  # Ready: warmed up, the timed part starts at item.at
+                    if item.failure is not None:
+                        head = worker.inflight[0]
+                        self._broken[(head.backend, head.puzzle.box)] = item.failure
+                    worker.restart(item.at)
+            if len(worker.inflight) < worker.depth(self.depth) // 2:
+                self._refill(worker, pending)  # keep it busy while the caller handles these
+            yield from answers
+            if not worker.inflight or not _readable(worker.results):
                 return
+
+    def _died(self, worker: WorkerHandle, pending: _Feed) -> tuple[Task, Outcome]:
+        """A worker found dead: the task it was running is ERROR (a warm-up's failure when
+        it died warming up), naming the signal or exit code."""
+        index, started = worker.running()
+        elapsed = time.perf_counter() - started
+        worker.proc.join(1.0)
+        message = describe_death(worker.proc.exitcode)
+        warming = worker.warming
+        task = self._replace(worker, pending, index)
+        if warming:
+            return task, self._warmup_failed(task, message)
+        return task, _killed(Status.ERROR, message, elapsed)
+
+
+def _readable(connection: Connection) -> bool:
+    """Whether a message waits in ``connection``: one select(2), where
+    ``Connection.poll`` builds a selector each time (~10 us)."""
+    return bool(select.select((connection,), (), (), 0)[0])
 
 
 def _killed(status: Status, message: str, elapsed: float, rss: float | None = None) -> Outcome:
