@@ -266,6 +266,8 @@ def run(
     try:  # (~1 % of a run of fast solves), and shared with the forked workers; given back
         with exclusive(config.out):
             existing = check_out(config)
+            start = provenance.BackgroundCalibration()
+            start.start()  # while the metadata waits for git and the first solves start
             meta = _metadata(records, config)
             meta_path = provenance.meta_path_for(config.out)
             end = provenance.BackgroundCalibration()  # see _solve_all for when it starts
@@ -276,7 +278,7 @@ def run(
             meta.update(
                 finished=provenance.now_iso(), complete=True, cross_checked=result.cross_checked
             )
-            meta["calibration"]["end_s"] = end.seconds()
+            meta["calibration"].update(start_s=start.seconds(), end_s=end.seconds())
             provenance.write_json(meta_path, meta)
     finally:
         gc.unfreeze()
@@ -286,8 +288,6 @@ def run(
 def _metadata(records: Sequence[PuzzleRecord], config: RunConfig) -> dict[str, Any]:
     """The metadata of a run about to start (see :mod:`harness.provenance`)."""
     meta_path = provenance.meta_path_for(config.out)
-    start = provenance.BackgroundCalibration()
-    start.start()  # while environment() waits for git
     meta: dict[str, Any] = {
         **provenance.environment(),
         "csv": str(config.out),
@@ -296,7 +296,7 @@ def _metadata(records: Sequence[PuzzleRecord], config: RunConfig) -> dict[str, A
         "complete": False,
         "calibration": {
             "workload": provenance.CALIBRATION_WORKLOAD,
-            "start_s": start.seconds(),
+            "start_s": None,  # measured while the first solves run; written at the end
             "end_s": None,
         },
         "limits": {
