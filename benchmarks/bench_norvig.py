@@ -33,7 +33,7 @@ from types import ModuleType
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from common import DATASETS, PROJECT, check_answer, dataset_lines, print_table
+from common import DATASETS, FASTEST, PROJECT, check_answer, dataset_lines, print_table
 
 from backends import make_backend
 from backends.base import Backend
@@ -41,8 +41,6 @@ from backends.puzzle import Puzzle
 
 PEER = PROJECT.parent / "shared" / "peers" / "norvig"
 SETS = ("top95", "hardest", "easy50")
-#: The fastest configuration; its ratios are compared with the targets below.
-FASTEST = "bitmask"
 DEFAULT_BACKENDS = (
     FASTEST,
     "bitmask:locked=none,ties=1",

@@ -43,10 +43,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import DATASETS
+from common import DATASETS, FASTEST
 
 ROOT = Path(__file__).resolve().parents[1]
-FASTEST = "norvig:pairs=true,locked=root"
 
 
 def variant(text: str, rng: random.Random) -> str:

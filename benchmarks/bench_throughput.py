@@ -30,9 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_overhead import build
-from common import DATASETS, harness_run
-
-FASTEST = "bitmask"
+from common import DATASETS, FASTEST, harness_run
 
 
 def timed_run(backend: str, jobs: int, data: Path, out: Path) -> tuple[float, float]:
