@@ -22,7 +22,7 @@ the medians of:
 * marginal: (wall - start-up - solve / jobs) / COUNT, what the harness adds per puzzle
   beyond its fixed cost (a rough split: the start-up run has fewer rows to read and tabulate).
 
-The default backend is the fastest one on this mix (FASTEST below; `--backend` takes any
+The default backend is the fastest one (FASTEST in common.py, `bitmask`; `--backend` takes any
 other), because the faster the solver, the larger the harness's share. Before timing,
 the project's bytecode is compiled (as `pip install` does), so that the figures do not
 include compiling the harness's own source on every start when the environment sets
