@@ -168,6 +168,20 @@ def test_pool_replaces_killed_worker(fake_backends: dict) -> None:
     assert [Status.TIMEOUT, Status.SOLVED] == outcomes
 
 
+def test_timeout_falls_on_the_task_running_behind_unsent_answers(fake_backends: dict) -> None:
+    """Quick answers not yet sent when a later task hangs: that task is the TIMEOUT, timed
+    from its own start; the quick ones are answered once each."""
+    puzzle = pattern_puzzle(2, 2)
+    kinds = ["counting"] * 20 + ["sleep-forever"] + ["counting"] * 5
+    tasks = [Task(kind, puzzle, timeout=0.3, tag=i) for i, kind in enumerate(kinds)]
+    with WorkerPool(1) as pool:
+        outcomes = sorted((task.tag, out.status, out.solve_s) for task, out in pool.run(tasks))
+    statuses = [status for _, status, _ in outcomes]
+    expected = [Status.SOLVED] * 20 + [Status.TIMEOUT] + [Status.SOLVED] * 5
+    assert (list(range(26)), expected) == ([tag for tag, _, _ in outcomes], statuses)
+    assert 0.3 <= outcomes[20][2] < 0.3 + 1.0  # killed within timeout + 1 s (kill_grace)
+
+
 def test_pool_under_mixed_failures_answers_every_task_once(fake_backends: dict) -> None:
     """Two workers, queued short tasks among hangs, crashes and exits: one outcome each."""
     puzzle = pattern_puzzle(2, 2)
