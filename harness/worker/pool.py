@@ -19,8 +19,12 @@ Throughput. The harness must cost little next to a sub-millisecond solve. The pa
 enough tasks queued at each worker to cover :data:`QUEUE_AHEAD_S` of solving (at least 2,
 at most :data:`MAX_DEPTH`), so the worker never waits for the parent; for slow solves the
 queue stays at 2, so ``--jobs N`` does not strand long tasks behind a busy worker at the
-end of a run. When solves are short, the parent polls every :data:`POLL_S` instead of
-blocking on the pipes: the wake-up of a blocked reader is paid by the writing worker.
+end of a run. A worker sends its answers in batches, every
+:data:`~harness.worker.child.FLUSH_S` and whenever it runs out of tasks, and writes to a
+shared clock which task it is running since when: limits apply to that task, and when a
+worker is killed, the answers it had not sent yet are given back and run again. When
+solves are short, the parent polls every :data:`POLL_S` instead of blocking on the pipes:
+the wake-up of a blocked reader is paid by the writing worker.
 """
 
 from __future__ import annotations
