@@ -96,9 +96,12 @@ def load_file(path: str) -> Reader:
 
 
 def timed(reader: Reader, path: Path) -> float:
+    """Seconds to read the file; freeing what was read comes after the clock stops."""
     start = time.perf_counter()
-    reader(str(path))
-    return time.perf_counter() - start
+    result = reader(str(path))
+    elapsed = time.perf_counter() - start
+    del result
+    return elapsed
 
 
 def main() -> None:

@@ -14,7 +14,7 @@ from backends.errors import PuzzleError
 from backends.puzzle import CELL_COUNTS, SIZES, Puzzle, canonical_alphabet, detect_alphabet
 from harness.readers.batch import check
 from harness.readers.messages import bad_char_reason, cell_starts, conflict_reason
-from harness.readers.records import BadLine, PuzzleRecord
+from harness.readers.records import BadLine, PuzzleRecord, new_record
 from harness.readers.symbols import digit_table, first_bad
 
 
@@ -139,7 +139,7 @@ class Sink:
             # construction, and the Puzzle's own check would triple the time of a large file.
             expected = None if solution is None else unchecked(box, solution)
             puzzle = unchecked(box, cells)
-            out[slot] = PuzzleRecord(dataset, cand.line, puzzle, cand.count, expected, cand.meta)
+            out[slot] = new_record(dataset, cand.line, puzzle, cand.count, expected, cand.meta)
 
 
 def _explain(cand: Candidate, n: int, alphabet: str) -> str:

@@ -21,6 +21,7 @@ INVALID = "\x7f"  # what a digit table maps a foreign character to (above every 
 
 # A one-line puzzle's token: everything up to whitespace or a metadata delimiter.
 TOKEN = re.compile(r"[^\s:;,#|]*")
+is_token = re.compile(r"[^\s:;,#|]*").fullmatch  # whether a whole line is one such token
 # A header: a capitalised word ('Grid 01', 'Puzzle 3:', 'SUDOKU') or a word and a number,
 # at most 12 letters, then a space, ':', '#' or the end.
 HEADER = re.compile(r"(?:[A-Z][A-Za-z]{1,11}|[A-Za-z]{2,12}(?=\s*#?\s*\d))(?:[\s:#]|$)")
