@@ -26,7 +26,7 @@ from harness.readers import (
     read_text,
 )
 from harness.readers.batch import check
-from harness.readers.symbols import digit_table
+from harness.readers.symbols import digit_table, is_token, token_of
 from tests.puzzles import SHARED_DATASETS
 
 DATA = Path(__file__).parent / "data" / "readers"
@@ -827,3 +827,9 @@ def test_batch_check_finds_each_wrong_solution(box: int) -> None:
         expected[0] or ()
     )
     assert expected[4] is None
+
+
+@given(st.text(alphabet=" \t\x1c\x85\xa0\u3000:;,#|.19aZ", max_size=8))
+def test_is_token_is_token_of_the_whole_line(line: str) -> None:
+    """is_token(line) says whether token_of(line) is the whole line, whitespace of any kind."""
+    assert (token_of(line) == line) == is_token(line)
