@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import io
 import random
@@ -26,6 +27,7 @@ from harness.readers import (
     read_text,
 )
 from harness.readers.batch import check
+from harness.readers.records import new_record
 from harness.readers.symbols import digit_table, is_token, token_of
 from tests.puzzles import SHARED_DATASETS
 
@@ -833,3 +835,14 @@ def test_batch_check_finds_each_wrong_solution(box: int) -> None:
 def test_is_token_is_token_of_the_whole_line(line: str) -> None:
     """is_token(line) says whether token_of(line) is the whole line, whitespace of any kind."""
     assert (token_of(line) == line) == is_token(line)
+
+
+def test_new_record_is_the_dataclass_record() -> None:
+    """new_record builds the same frozen record as PuzzleRecord(...), field for field."""
+    fields = ("d", 3, p(PUZ), 1, p(SOL), "meta")
+    record = new_record(*fields)
+    assert PuzzleRecord(*fields) == record
+    assert repr(PuzzleRecord(*fields)) == repr(record)
+    assert hash(PuzzleRecord(*fields)) == hash(record)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        record.line = 4  # type: ignore[misc]
