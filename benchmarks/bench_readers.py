@@ -1,21 +1,25 @@
 """Reading speed: harness.readers on COUNT distinct 9x9 puzzles in four layouts.
 
-    python benchmarks/bench_readers.py [--count 20000] [--rounds 7] [--compare FILE.py]
+    python benchmarks/bench_readers.py [--count 20000] [--rounds 7] [--compare REV]
+                                       [--layout one-line ...]
 
 The puzzles are the symmetry variants of the public sets that bench_overhead.py builds. Each
 layout is written to a temporary file: one puzzle per line, the same with a rating after each
 grid, gzip, and multi-line grids (``Puzzle.pretty``). It prints, per layout, the median time
 of ``read_puzzles`` over ROUNDS rounds and the time per puzzle. ``--compare`` loads another
-implementation of the readers from a file (say ``git show main:harness/readers.py >
-/tmp/old.py``) and times it in the same rounds, alternating, with the ratio new/other.
+implementation of the readers, the ``harness/readers/`` package at a git revision (say
+``main``) or a single module file, and times it in the same rounds, alternating, with the
+ratio new/other. ``--layout`` (repeatable) times only the layouts named.
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import importlib
 import importlib.util
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -49,8 +53,40 @@ def write_layouts(puzzles: list[str], folder: Path) -> dict[str, Path]:
     return paths
 
 
-def load_other(path: str) -> Reader:
-    """``read_puzzles`` of another readers implementation, loaded from a file."""
+ROOT = Path(__file__).resolve().parents[1]
+LAYOUTS = ("one-line", "with rating", "gzip", "grids")
+
+
+def load_other(source: str, folder: Path) -> Reader:
+    """``read_puzzles`` of another readers implementation: a module file, or the
+    ``harness/readers/`` package at git revision ``source``, copied into ``folder`` as the
+    package ``other_readers`` (its imports of ``harness.readers`` renamed to match)."""
+    if Path(source).is_file():
+        return load_file(source)
+    git = ["git", "-C", str(ROOT)]
+    names = subprocess.run(
+        [*git, "ls-tree", "--name-only", f"{source}:harness/readers/"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    package = folder / "other_readers"
+    package.mkdir()
+    for name in names:
+        if name.endswith(".py"):
+            text = subprocess.run(
+                [*git, "show", f"{source}:harness/readers/{name}"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            (package / name).write_text(text.replace("harness.readers", "other_readers"))
+    sys.path.insert(0, str(folder))
+    return importlib.import_module("other_readers").read_puzzles
+
+
+def load_file(path: str) -> Reader:
+    """``read_puzzles`` of another readers implementation, loaded from a module file."""
     spec = importlib.util.spec_from_file_location("other_readers", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -60,25 +96,32 @@ def load_other(path: str) -> Reader:
 
 
 def timed(reader: Reader, path: Path) -> float:
+    """Seconds to read the file; freeing what was read comes after the clock stops."""
     start = time.perf_counter()
-    reader(str(path))
-    return time.perf_counter() - start
+    result = reader(str(path))
+    elapsed = time.perf_counter() - start
+    del result
+    return elapsed
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--compare", help="another readers module file to time side by side")
+    parser.add_argument(
+        "--compare", metavar="REV", help="git revision (or module file) to time side by side"
+    )
+    parser.add_argument("--layout", action="append", choices=LAYOUTS, help="only these layouts")
     args = parser.parse_args()
-    readers: dict[str, Reader] = {"readers": read_puzzles}
-    if args.compare:
-        readers["other"] = load_other(args.compare)
     puzzles = build(args.count, seed=1)
     with tempfile.TemporaryDirectory() as tmp:
+        readers: dict[str, Reader] = {"readers": read_puzzles}
+        if args.compare:
+            readers["other"] = load_other(args.compare, Path(tmp))
         paths = write_layouts(puzzles, Path(tmp))
+        paths = {name: path for name, path in paths.items() if name in (args.layout or LAYOUTS)}
         for reader in readers.values():  # warm-up: imports, caches
-            reader(str(paths["one-line"]))
+            reader(str(next(iter(paths.values()))))
         times = {(layout, name): [] for layout in paths for name in readers}
         for _ in range(args.rounds):
             for layout, path in paths.items():

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import io
 import random
+import subprocess
 import sys
 from pathlib import Path
 
@@ -24,6 +26,9 @@ from harness.readers import (
     read_puzzles,
     read_text,
 )
+from harness.readers.batch import check
+from harness.readers.records import new_record
+from harness.readers.symbols import digit_table, is_token, token_of
 from tests.puzzles import SHARED_DATASETS
 
 DATA = Path(__file__).parent / "data" / "readers"
@@ -768,3 +773,76 @@ def test_round_trip(box: int, name: str, data: st.DataObject) -> None:
     assert [puzzle for _, puzzle in pairs] == [r.puzzle for r in result.records]
     if name in ("tdoku", "csv"):
         assert [solved for solved, _ in pairs] == [r.expected_solution for r in result.records]
+
+
+def test_reading_never_imports_numpy(tmp_path: Path) -> None:
+    """Reading puzzles, solutions, grids and bad lines leaves numpy out of sys.modules."""
+    grid = "\n".join(rows_of(PUZ2, 9))
+    bad = PUZ[:-1] + "x"
+    path = tmp_path / "mix.txt"
+    path.write_text(f"{PUZ}:1:{SOL}\n{bad}\n{solved_grid(4)}\n\n{grid}\n")
+    code = (
+        "import sys\n"
+        "from harness.readers import read_puzzles\n"
+        "result = read_puzzles(sys.argv[1])\n"
+        "print(len(result.records), len(result.bad), 'numpy' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True
+    )
+    assert "3 1 False" == done.stdout.strip()
+
+
+@pytest.mark.parametrize("box", [2, 3, 4, 5])
+def test_batch_check_finds_each_digit_repeated(box: int) -> None:
+    """In one batch, a digit given twice in a row is found for every digit, in every plane."""
+    n = box * box
+    alphabet = canonical_alphabet(n)
+    texts = [PUZ if box == 3 else "." * n * n]
+    for symbol in alphabet:
+        texts.append(symbol + "." * (n - 2) + symbol + "." * (n * n - n))
+    refused, grids, _ = check(texts, [None] * len(texts), n, alphabet)
+    assert set(range(1, n + 1)) == refused
+    assert [ord(ch) for ch in texts[-1].translate(digit_table(n, alphabet))] == list(
+        list(grids)[-1]
+    )
+
+
+@pytest.mark.parametrize("box", [2, 3, 4, 5])
+def test_batch_check_finds_each_wrong_solution(box: int) -> None:
+    """Solutions missing a digit, changing a given or with a foreign symbol are refused."""
+    n = box * box
+    alphabet = canonical_alphabet(n)
+    solution = solved_grid(box)
+    puzzle = with_holes(solution, box)
+    other = alphabet[alphabet.index(solution[0]) - 1]  # a digit that is not the first cell's
+    solutions = [
+        solution,
+        other + solution[1:],  # breaks its column and box, and changes a given
+        solution[:-1] + ".",  # incomplete
+        solution[:-1] + "x",  # a foreign symbol
+        None,
+    ]
+    refused, _, expected = check([puzzle] * len(solutions), solutions, n, alphabet)
+    assert {1, 2, 3} == refused
+    assert [ord(ch) for ch in solution.translate(digit_table(n, alphabet))] == list(
+        expected[0] or ()
+    )
+    assert expected[4] is None
+
+
+@given(st.text(alphabet=" \t\x1c\x85\xa0\u3000:;,#|.19aZ", max_size=8))
+def test_is_token_is_token_of_the_whole_line(line: str) -> None:
+    """is_token(line) says whether token_of(line) is the whole line, whitespace of any kind."""
+    assert (token_of(line) == line) == is_token(line)
+
+
+def test_new_record_is_the_dataclass_record() -> None:
+    """new_record builds the same frozen record as PuzzleRecord(...), field for field."""
+    fields = ("d", 3, p(PUZ), 1, p(SOL), "meta")
+    record = new_record(*fields)
+    assert PuzzleRecord(*fields) == record
+    assert repr(PuzzleRecord(*fields)) == repr(record)
+    assert hash(PuzzleRecord(*fields)) == hash(record)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        record.line = 4  # type: ignore[misc]

@@ -38,8 +38,8 @@ Ambiguities, resolved on purpose:
   (``0`` empty); otherwise the grid's symbols go through the alphabet detection of
   :mod:`backends.puzzle`, over the whole grid (one-line: over the puzzle and its solution).
 
-Speed: lines are streamed, and puzzles are checked in batches of a few thousand with numpy
-(:mod:`.check`); :mod:`.dispatch` sends each line to its layout.
+Speed: lines are streamed, and puzzles are checked in batches of a few thousand (:mod:`.check`),
+in pure Python, without numpy (:mod:`.batch`); :mod:`.dispatch` sends each line to its layout.
 """
 
 from __future__ import annotations

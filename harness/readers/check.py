@@ -1,27 +1,21 @@
 """Validation: puzzles found by the layouts wait as candidates, and are checked in batches.
 
-A batch's candidates of one size and alphabet are checked together with numpy (symbols,
-repeated digits in a unit, the expected solution: complete, valid, agreeing with the givens);
-only a refused candidate is looked at again, the slow way, to say why.
+A batch's candidates of one size and alphabet are checked together, in pure Python
+(:mod:`.batch`: symbols, repeated digits in a unit, the expected solution: complete, valid,
+agreeing with the givens); only a refused candidate is looked at again, the slow way, to say
+why.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
-from typing import TYPE_CHECKING
 
 from backends.errors import PuzzleError
 from backends.puzzle import CELL_COUNTS, SIZES, Puzzle, canonical_alphabet, detect_alphabet
-from backends.puzzle import geometry as puzzle_geometry
+from harness.readers.batch import check
 from harness.readers.messages import bad_char_reason, cell_starts, conflict_reason
-from harness.readers.records import BadLine, PuzzleRecord
+from harness.readers.records import BadLine, PuzzleRecord, new_record
 from harness.readers.symbols import digit_table, first_bad
-
-if TYPE_CHECKING:
-    import numpy as np
-
-# numpy is imported where it is used, so that importing the readers (and the CLI) stays quick.
 
 
 @dataclass(slots=True)
@@ -127,42 +121,25 @@ class Sink:
         return None
 
     def _resolve_group(self, n: int, alphabet: str, items: list[tuple[int, Candidate]]) -> None:
-        """Check candidates of one size and alphabet together, with numpy."""
+        """Check candidates of one size and alphabet together (:func:`.batch.check`)."""
         box = SIZES[n]
-        table = digit_table(n, alphabet)
-        grid = _to_grid([cand.text for _, cand in items], table, n * n)
-        problem = (grid > n).any(axis=1) | _has_duplicates(grid, n)
-        solutions: list[list[int] | None] = [None] * len(items)
-        with_solution = [k for k, (_, cand) in enumerate(items) if cand.solution is not None]
-        if with_solution:
-            texts = [items[k][1].solution or "" for k in with_solution]
-            sgrid = _to_grid(texts, table, n * n)
-            problem[with_solution] |= _bad_solutions(grid[with_solution], sgrid, n)
-            for k, row in zip(with_solution, sgrid.tolist(), strict=True):
-                solutions[k] = row
+        refused, grids, solutions = check(
+            [cand.text for _, cand in items], [cand.solution for _, cand in items], n, alphabet
+        )
         dataset = self.dataset
         out = self.out
-        for (slot, cand), bad, row, solution in zip(
-            items, problem.tolist(), grid.tolist(), solutions, strict=True
+        unchecked = Puzzle.unchecked
+        for index, ((slot, cand), cells, solution) in enumerate(
+            zip(items, grids, solutions, strict=True)
         ):
-            if bad:
+            if index in refused:
                 out[slot] = BadLine(dataset, cand.line, _explain(cand, n, alphabet))
                 continue
             # Puzzle.unchecked: these cells come out of a digit table, ints in 0..n by
             # construction, and the Puzzle's own check would triple the time of a large file.
-            expected = None if solution is None else Puzzle.unchecked(box, tuple(solution))
-            puzzle = Puzzle.unchecked(box, tuple(row))
-            out[slot] = PuzzleRecord(dataset, cand.line, puzzle, cand.count, expected, cand.meta)
-
-
-def _bad_solutions(givens: np.ndarray, solutions: np.ndarray, n: int) -> np.ndarray:
-    """For each expected solution: a bad symbol, an empty cell, a repeat, or a given changed."""
-    return (
-        (solutions > n).any(axis=1)
-        | (solutions == 0).any(axis=1)
-        | _has_duplicates(solutions, n)
-        | ((givens != 0) & (givens != solutions)).any(axis=1)
-    )
+            expected = None if solution is None else unchecked(box, solution)
+            puzzle = unchecked(box, cells)
+            out[slot] = new_record(dataset, cand.line, puzzle, cand.count, expected, cand.meta)
 
 
 def _explain(cand: Candidate, n: int, alphabet: str) -> str:
@@ -194,39 +171,3 @@ def _explain(cand: Candidate, n: int, alphabet: str) -> str:
                 f"the puzzle has {alphabet[given - 1]}, the solution {alphabet[value - 1]}"
             )
     return "refused by the batch check"  # not reached
-
-
-@cache
-def _unit_index(box: int) -> np.ndarray:
-    """Cell indices of every unit, shaped (n, 3n): row k holds each unit's k-th cell, so
-    that reductions run over the first axis (fast, contiguous)."""
-    import numpy as np
-
-    return np.ascontiguousarray(np.array(puzzle_geometry(box).units, dtype=np.intp).T)
-
-
-@cache
-def _bit_table(n: int) -> np.ndarray:
-    """For every uint8 value: a digit's bit, 0 for empty and for anything above n."""
-    import numpy as np
-
-    bits = [0] + [1 << d for d in range(1, n + 1)] + [0] * (255 - n)
-    return np.array(bits, dtype=np.uint16 if n <= 9 else np.uint32)
-
-
-def _to_grid(texts: list[str], table: dict[int, str], ncells: int) -> np.ndarray:
-    """Equal-length symbol strings as a (K, ncells) uint8 array of digits (above n: bad)."""
-    import numpy as np
-
-    blob = "".join(texts).translate(table).encode("latin-1", "replace")
-    return np.frombuffer(blob, dtype=np.uint8).reshape(len(texts), ncells)
-
-
-def _has_duplicates(grid: np.ndarray, n: int) -> np.ndarray:
-    """For each row of ``grid`` (digits, 0 empty), whether some unit holds a digit twice."""
-    import numpy as np
-
-    bits = _bit_table(n)[grid.T[_unit_index(SIZES[n])]]  # (n, 3n, K)
-    union = np.bitwise_or.reduce(bits, axis=0)
-    total = bits.sum(axis=0, dtype=bits.dtype)
-    return (union != total).any(axis=0)

@@ -11,7 +11,7 @@ from harness.readers.check import Candidate, Item, Sink
 from harness.readers.csv_layout import NOT_A_HEADER, CsvLayout, looks_like_header
 from harness.readers.grids import GridLayout
 from harness.readers.messages import LINE_TOO_LONG
-from harness.readers.symbols import BIG_CELL_COUNTS, RULE_START, token_of
+from harness.readers.symbols import BIG_CELL_COUNTS, RULE_START, is_token
 
 _BATCH = 4096  # lines parsed, then their puzzles checked together
 
@@ -54,11 +54,16 @@ def parse(lines: Iterable[str | None], dataset: str) -> Iterator[Item]:
                     continue
                 if line[0] == "#":
                     continue
-                if csv is None and seen_content and grids.idle and line[0] not in RULE_START:
-                    token = token_of(line)  # the common case: a one-line 9x9 or larger puzzle
-                    if len(token) in BIG_CELL_COUNTS and len(token) == len(line):
-                        sink.candidate(Candidate(number, token, raw))
-                        continue
+                if (  # the common case: a one-line 9x9 or larger puzzle, alone on its line
+                    len(line) in BIG_CELL_COUNTS
+                    and csv is None
+                    and seen_content
+                    and line[0] not in RULE_START
+                    and grids.idle
+                    and is_token(line)
+                ):
+                    sink.candidate(Candidate(number, line, raw))
+                    continue
                 if csv is not None:
                     sink.put(number, csv.row(number, raw, line))
                     continue

@@ -32,6 +32,14 @@ def token_of(line: str) -> str:
     return TOKEN.match(line).group()  # type: ignore[union-attr]  # always matches
 
 
+def is_token(line: str) -> bool:
+    """Whether the whole of ``line`` is one token: ``token_of(line) == line``, in a third of
+    the time (``str.split`` sees the whitespace ``\\s`` does)."""
+    if ":" in line or ";" in line or "," in line or "#" in line or "|" in line:
+        return False
+    return not line or line.split(None, 1) == [line]
+
+
 @cache
 def symbols(n: int) -> frozenset[str]:
     """Every character that is a symbol of some alphabet for side ``n``, or an empty mark."""
