@@ -1,0 +1,116 @@
+"""Start-up: what importing the command line loads, and the versions provenance records."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterable
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+import backends
+from backends.errors import UnknownBackendError
+from harness import distributions, provenance
+
+#: The modules of ``backends`` the registry itself needs: the contract, the model, the errors.
+REGISTRY_MODULES = ["backends", "backends.base", "backends.errors", "backends.puzzle"]
+
+
+def imported_after(statement: str) -> dict[str, list[str] | bool]:
+    """In a fresh interpreter: the ``backends`` modules, and whether importlib.metadata is in."""
+    probe = (
+        f"import sys, json; {statement}; print(json.dumps({{"
+        "'backends': sorted(m for m in sys.modules if m.split('.')[0] == 'backends'), "
+        "'metadata': 'importlib.metadata' in sys.modules}))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_importing_the_cli_imports_no_backend() -> None:
+    """`import harness.cli.run` loads the registry's own modules, no backend, no metadata."""
+    expected = {"backends": REGISTRY_MODULES, "metadata": False}
+    assert expected == imported_after("import harness.cli, harness.cli.run")
+
+
+def test_building_a_backend_imports_its_module_only() -> None:
+    """make_backend('bitmask') imports backends.bitmask, not cpsat, z3 or the others."""
+    found = imported_after("import backends; backends.make_backend('bitmask')")["backends"]
+    assert ["backends.bitmask", "backends.bitmask_tables"] == sorted(
+        set(found) - set(REGISTRY_MODULES)
+    )
+
+
+def test_every_registry_entry_names_its_class() -> None:
+    """Each built-in name resolves to a Backend subclass whose own name is that name."""
+    expected = {name: name for name in backends.REGISTRY}
+    assert expected == {name: backends.backend_class(name).name for name in backends.REGISTRY}
+
+
+def test_unknown_name_lists_the_registry() -> None:
+    """An unknown name's error lists every built-in name."""
+    with pytest.raises(UnknownBackendError) as caught:
+        backends.backend_class("nosuch")
+    assert [] == [name for name in backends.REGISTRY if name not in str(caught.value)]
+
+
+def importlib_versions(names: list[str]) -> dict[str, str | None]:
+    """What importlib.metadata.version says for each name (None when not installed)."""
+    found: dict[str, str | None] = {}
+    for name in names:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def test_versions_equal_importlib_metadata_for_installed_packages() -> None:
+    """For every installed distribution and every recorded package: importlib.metadata's."""
+    names = sorted({d.metadata["Name"] for d in metadata.distributions()} | {*provenance.PACKAGES})
+    names += ["Z3_Solver", "python.constraint2", "no-such-distribution"]
+    assert importlib_versions(names) == distributions.versions(names)
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_versions_follow_importlib_metadata_on_odd_layouts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """First folder wins, names normalise, egg-info files, folded and missing headers."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    write(first / "Foo.Bar-1.0.dist-info" / "METADATA", "Name: Foo.Bar\nVersion: 1.0\n\nBody\n")
+    write(second / "foo_bar-2.0.dist-info" / "METADATA", "Name: foo-bar\nVersion: 2.0\n")
+    write(second / "eggy-3.egg-info", "Metadata-Version: 1.0\nName: eggy\nVersion: 3.0rc1\n")
+    write(second / "pkginfo.egg-info" / "PKG-INFO", "Name: pkginfo\nVersion:\t4.0 \n")
+    write(second / "folded-5.dist-info" / "METADATA", "Name: folded\nVersion: 5\n  .1\n")
+    write(second / "bodied-6.dist-info" / "METADATA", "Name: bodied\n\nVersion: 6\n")
+    write(second / "empty-7.dist-info" / "METADATA", "")
+    write(second / "empty-7.dist-info" / "PKG-INFO", "Version: 7.0\n")
+    monkeypatch.setattr(sys, "path", [str(first), str(tmp_path / "absent"), str(second)])
+    names = ["foo-bar", "FOO_BAR", "eggy", "pkginfo", "folded", "bodied", "empty", "absent"]
+    asked: list[str] = []  # the names left to importlib.metadata
+    ask = distributions._from_importlib
+
+    def spy(names: Iterable[str]) -> dict[str, str | None]:
+        asked.extend(names)
+        return ask(asked)
+
+    monkeypatch.setattr(distributions, "_from_importlib", spy)
+    found = distributions.versions(names)
+    assert (importlib_versions(names), ["folded", "bodied"]) == (found, asked)
+
+
+def test_run_records_project_version() -> None:
+    """The metadata's project_version is the installed sudoku-harness version."""
+    assert (
+        importlib_versions(["sudoku-harness"])["sudoku-harness"]
+        == (provenance.environment()["project_version"])
+    )
