@@ -101,28 +101,27 @@ def _version_in(info: str) -> str:
 
 
 def _version_header(lines: Iterable[str]) -> str:
-    """The value of the first ``Version`` header in the header block of ``lines``."""
-    headers = list(_header_block(lines))
-    for i, line in enumerate(headers):
-        name, _, value = line.partition(":")
-        if line[0] not in " \t" and name.lower() == "version":
-            if i + 1 < len(headers) and headers[i + 1][0] in " \t":
-                raise _Unsure  # a folded header: leave its unfolding to the email package
-            return value.lstrip(" \t")
-    raise _Unsure
-
-
-def _header_block(lines: Iterable[str]) -> Iterable[str]:
-    """The header lines, without line ends: up to a blank line or a line not a header."""
+    """The value of the first ``Version`` header in the header block that ``lines`` start
+    with; read up to the line after it (a folded value is left to the email package)."""
+    version: str | None = None
     for line in lines:
         text = line.rstrip("\r\n")
-        if not text:
-            return
-        if text[0] not in " \t":
-            name, colon, _ = text.partition(":")
-            if not (colon and _HEADER_NAME.fullmatch(name)):
-                return
-        yield text
+        if version is not None:
+            if text[:1] in (" ", "\t"):
+                raise _Unsure
+            return version
+        if not text:  # the blank line that ends the headers
+            break
+        if text[0] in " \t":  # a folded line of an earlier header
+            continue
+        name, colon, value = text.partition(":")
+        if not (colon and _HEADER_NAME.fullmatch(name)):  # the body starts without a blank
+            break
+        if name.lower() == "version":
+            version = value.lstrip(" \t")
+    if version is None:
+        raise _Unsure
+    return version
 
 
 def _from_importlib(names: Iterable[str]) -> dict[str, str | None]:

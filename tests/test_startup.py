@@ -114,3 +114,36 @@ def test_run_records_project_version() -> None:
         importlib_versions(["sudoku-harness"])["sudoku-harness"]
         == (provenance.environment()["project_version"])
     )
+
+
+def git(folder: Path, *args: str) -> str:
+    command = ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@t", *args]
+    return subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_git_sha_and_dirty_from_one_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No commit yet, clean, then a changed tracked file: what rev-parse and status say."""
+    monkeypatch.setattr(provenance, "PROJECT_ROOT", tmp_path)
+    git(tmp_path, "init", "-q")
+    seen = [provenance.git_sha()]
+    (tmp_path / "f.txt").write_text("one\n")
+    git(tmp_path, "add", "f.txt")
+    git(tmp_path, "commit", "-q", "-m", "one")
+    (tmp_path / "untracked.txt").write_text("not tracked: not dirty\n")
+    seen.append(provenance.git_sha())
+    (tmp_path / "f.txt").write_text("two\n")
+    seen.append(provenance.git_sha())
+    sha = git(tmp_path, "rev-parse", "HEAD")
+    expected = [
+        {"sha": None, "dirty": None},
+        {"sha": sha, "dirty": False},
+        {"sha": sha, "dirty": True},
+    ]
+    assert expected == seen
+
+
+def test_git_sha_outside_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outside a git checkout both fields are None."""
+    monkeypatch.setattr(provenance, "PROJECT_ROOT", tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    assert {"sha": None, "dirty": None} == provenance.git_sha()
