@@ -81,10 +81,33 @@ def write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def test_versions_follow_importlib_metadata_on_odd_layouts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """First folder wins, names normalise, egg-info files, folded and missing headers."""
+#: Run in a fresh interpreter (no importlib_metadata backport loaded, whose finder would
+#: replace the standard library's): versions on the given sys.path, importlib.metadata's, and
+#: the names the fast search left to importlib.metadata.
+PROBE = """
+import json, sys
+from importlib import metadata
+from harness import distributions
+asked = []
+ask = distributions._from_importlib
+def spy(some):
+    asked.extend(some)
+    return ask(asked)
+distributions._from_importlib = spy
+sys.path[:] = json.loads(sys.argv[1])
+names = json.loads(sys.argv[2])
+found = distributions.versions(names)
+def stdlib(name):
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+print(json.dumps([found, {name: stdlib(name) for name in names}, asked]))
+"""
+
+
+def test_versions_follow_importlib_metadata_on_odd_layouts(tmp_path: Path) -> None:
+    """First folder wins, names normalise, egg-info files; folded, missing headers asked."""
     first, second = tmp_path / "first", tmp_path / "second"
     write(first / "Foo.Bar-1.0.dist-info" / "METADATA", "Name: Foo.Bar\nVersion: 1.0\n\nBody\n")
     write(second / "foo_bar-2.0.dist-info" / "METADATA", "Name: foo-bar\nVersion: 2.0\n")
@@ -94,18 +117,34 @@ def test_versions_follow_importlib_metadata_on_odd_layouts(
     write(second / "bodied-6.dist-info" / "METADATA", "Name: bodied\n\nVersion: 6\n")
     write(second / "empty-7.dist-info" / "METADATA", "")
     write(second / "empty-7.dist-info" / "PKG-INFO", "Version: 7.0\n")
-    monkeypatch.setattr(sys, "path", [str(first), str(tmp_path / "absent"), str(second)])
+    path = [str(first), str(tmp_path / "absent"), str(second)]
     names = ["foo-bar", "FOO_BAR", "eggy", "pkginfo", "folded", "bodied", "empty", "absent"]
-    asked: list[str] = []  # the names left to importlib.metadata
-    ask = distributions._from_importlib
+    command = [sys.executable, "-c", PROBE, json.dumps(path), json.dumps(names)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    found, stdlib, asked = json.loads(done.stdout)
+    assert (stdlib, ["folded", "bodied"]) == (found, asked)
+
+
+def test_another_distribution_finder_leaves_every_name_to_importlib(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A finder besides the path's that declares distributions: importlib.metadata answers."""
+
+    class Finder:
+        def find_distributions(self, context: object = None) -> Iterable[object]:
+            return iter(())
+
+    asked: list[str] = []
 
     def spy(names: Iterable[str]) -> dict[str, str | None]:
         asked.extend(names)
-        return ask(asked)
+        return dict.fromkeys(asked)
 
     monkeypatch.setattr(distributions, "_from_importlib", spy)
-    found = distributions.versions(names)
-    assert (importlib_versions(names), ["folded", "bodied"]) == (found, asked)
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Finder()])
+    distributions.versions(["click", "no-such-distribution"])
+    assert ["click", "no-such-distribution"] == asked
 
 
 def test_run_records_project_version() -> None:
