@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -58,15 +59,15 @@ def test_unknown_name_lists_the_registry() -> None:
     assert [] == [name for name in backends.REGISTRY if name not in str(caught.value)]
 
 
+def importlib_version(name: str) -> str | None:
+    """What importlib.metadata.version says (None when the name is not installed)."""
+    with contextlib.suppress(metadata.PackageNotFoundError):
+        return metadata.version(name)
+    return None
+
+
 def importlib_versions(names: list[str]) -> dict[str, str | None]:
-    """What importlib.metadata.version says for each name (None when not installed)."""
-    found: dict[str, str | None] = {}
-    for name in names:
-        try:
-            found[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            found[name] = None
-    return found
+    return {name: importlib_version(name) for name in names}
 
 
 def test_versions_equal_importlib_metadata_for_installed_packages() -> None:
