@@ -1,7 +1,8 @@
 """Sudoku backends behind one contract (:mod:`backends.base`) and one registry.
 
-``REGISTRY`` maps each built-in backend's name to its class. Modules import their third-party
-solver lazily, inside the module's functions, so importing this package never fails for a
+``REGISTRY`` maps each built-in backend's name to where its class lives, and a backend's module
+is imported only when that backend is asked for (:func:`backend_class`). Modules import their
+third-party solver lazily, inside the module's functions, so importing one never fails for a
 missing solver: that backend's ``available()`` returns the reason instead.
 
 A name that is not built in is looked up among the plugins other distributions declare as
@@ -11,43 +12,33 @@ never reads the entry points.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
-from backends.ac3 import Ac3Backend
 from backends.base import Backend, Option, SolveResult, Status
-from backends.bitmask import BitmaskBackend
-from backends.command import CmdBackend
-from backends.cpsat import CpSatBackend
-from backends.cryptosat_backend import CryptosatBackend
-from backends.dlx import DlxBackend
 from backends.errors import BackendOptionError, BackendUnavailableError, UnknownBackendError
-from backends.logic import LogicBackend
-from backends.miniexact_backend import MiniexactBackend
-from backends.mrv import MrvBackend
-from backends.naive import NaiveBackend
-from backends.norvig import NorvigBackend
 from backends.puzzle import Puzzle
-from backends.pycosat_backend import PycosatBackend
-from backends.pysat_backend import PysatBackend
-from backends.python_constraint import PythonConstraintBackend
-from backends.z3_backend import Z3Backend
 
-REGISTRY: dict[str, type[Backend]] = {
-    "cpsat": CpSatBackend,
-    "pycosat": PycosatBackend,
-    "ac3": Ac3Backend,
-    "mrv": MrvBackend,
-    "dlx": DlxBackend,
-    "naive": NaiveBackend,
-    "norvig": NorvigBackend,
-    "logic": LogicBackend,
-    "python-constraint": PythonConstraintBackend,
-    "pysat": PysatBackend,
-    "miniexact": MiniexactBackend,
-    "cryptosat": CryptosatBackend,
-    "z3": Z3Backend,
-    "cmd": CmdBackend,  # -b 'cmd:COMMAND LINE': see parse_spec
-    "bitmask": BitmaskBackend,
+#: Every built-in backend: its name -> ``"module:Class"``, the class that implements it. The
+#: module is imported only when that backend is built, described or checked for availability
+#: (:func:`backend_class`), so a run pays for the backends it runs and no others. A value may
+#: also be the class itself (a program embedding the harness, or a test, registers one so).
+REGISTRY: dict[str, str | type[Backend]] = {
+    "cpsat": "backends.cpsat:CpSatBackend",
+    "pycosat": "backends.pycosat_backend:PycosatBackend",
+    "ac3": "backends.ac3:Ac3Backend",
+    "mrv": "backends.mrv:MrvBackend",
+    "dlx": "backends.dlx:DlxBackend",
+    "naive": "backends.naive:NaiveBackend",
+    "norvig": "backends.norvig:NorvigBackend",
+    "logic": "backends.logic:LogicBackend",
+    "python-constraint": "backends.python_constraint:PythonConstraintBackend",
+    "pysat": "backends.pysat_backend:PysatBackend",
+    "miniexact": "backends.miniexact_backend:MiniexactBackend",
+    "cryptosat": "backends.cryptosat_backend:CryptosatBackend",
+    "z3": "backends.z3_backend:Z3Backend",
+    "cmd": "backends.command:CmdBackend",  # -b 'cmd:COMMAND LINE': see parse_spec
+    "bitmask": "backends.bitmask:BitmaskBackend",
 }
 
 __all__ = [
@@ -70,9 +61,9 @@ def backend_class(name: str) -> type[Backend]:
     An unknown name's error lists the valid names; a plugin that cannot be loaded raises
     :class:`BackendUnavailableError` with the reason.
     """
-    cls = REGISTRY.get(name)
-    if cls is not None:
-        return cls
+    entry = REGISTRY.get(name)
+    if entry is not None:
+        return _load(entry)
     from backends import plugins
 
     found = plugins.plugin(name, REGISTRY)
@@ -84,6 +75,15 @@ def backend_class(name: str) -> type[Backend]:
             f"backend {name!r} from {found.origin} is unavailable: {found.reason}"
         )
     return found.cls
+
+
+def _load(entry: str | type[Backend]) -> type[Backend]:
+    """The class a registry entry names, importing its module (once per process)."""
+    if not isinstance(entry, str):
+        return entry
+    module, _, attr = entry.partition(":")
+    cls: type[Backend] = getattr(importlib.import_module(module), attr)
+    return cls
 
 
 def availability(cls: type[Backend]) -> str | None:

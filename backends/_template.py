@@ -12,8 +12,8 @@ To use it:
 2. Replace :meth:`TemplateBackend.encode` and :meth:`TemplateBackend.solve` with your solver.
    Import a third-party package inside the methods (never at the top of the module), so a
    missing package makes the backend "unavailable, install X" instead of breaking the harness.
-3. Register it. Built-in: add it to ``REGISTRY`` in ``backends/__init__.py``. Plugin: declare
-   it in your ``pyproject.toml``::
+3. Register it. Built-in: add ``"yourname": "backends.yourname:YourBackend"`` to ``REGISTRY``
+   in ``backends/__init__.py``. Plugin: declare it in your ``pyproject.toml``::
 
        [project.entry-points."sudoku_harness.backends"]
        yourname = "yourpackage.module:YourBackend"

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from backends import REGISTRY
+from backends import REGISTRY, backend_class
 from backends.base import COUNTERS, Status
 from harness import provenance, tables
 from harness.exit_codes import CheckExit
@@ -106,8 +106,8 @@ def _deterministic_in(meta: dict | None) -> dict[str, bool]:
 def _is_deterministic(spec: str, known: dict[str, bool]) -> bool:
     if spec in known:
         return known[spec]
-    cls = REGISTRY.get(spec.split(":", 1)[0])
-    return bool(cls and cls.deterministic)
+    name = spec.split(":", 1)[0]
+    return name in REGISTRY and bool(backend_class(name).deterministic)
 
 
 def counter_columns(frame: pd.DataFrame) -> list[str]:

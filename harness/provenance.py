@@ -23,9 +23,10 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from typing import IO, Any
+
+from harness import distributions
 
 #: Distributions whose versions every metadata file records (absent ones as null).
 PACKAGES: tuple[str, ...] = (
@@ -60,30 +61,52 @@ def meta_path_for(csv_path: Path) -> Path:
 
 
 def package_versions() -> dict[str, str | None]:
-    versions: dict[str, str | None] = {}
-    for name in PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
+    """Each of :data:`PACKAGES`' installed version (None when absent), as
+    ``importlib.metadata.version`` gives it (:mod:`harness.distributions` says how, faster)."""
+    return distributions.versions(PACKAGES)
+
+
+#: One git command gives both the HEAD commit and whether tracked files differ from it.
+GIT_STATUS = ("git", "status", "--porcelain=v2", "--branch", "--untracked-files=no")
 
 
 def git_sha() -> dict[str, Any]:
     """The checkout's HEAD and whether the work tree differs from it (None outside git)."""
+    return _git_answer(_git_started())
 
-    def git(*args: str) -> str | None:
-        try:
-            done = subprocess.run(
-                ["git", *args], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=10
-            )
-        except (OSError, subprocess.SubprocessError):
-            return None
-        return done.stdout.strip() if done.returncode == 0 else None
 
-    sha = git("rev-parse", "HEAD")
-    status = git("status", "--porcelain", "--untracked-files=no") if sha else None
-    return {"sha": sha, "dirty": bool(status) if status is not None else None}
+def _git_started() -> subprocess.Popen[str] | None:
+    """``git status`` started in the project's folder, to be answered by :func:`_git_answer`
+    (the caller does other work meanwhile); None when git cannot run."""
+    try:
+        return subprocess.Popen(
+            GIT_STATUS,
+            cwd=PROJECT_ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _git_answer(process: subprocess.Popen[str] | None) -> dict[str, Any]:
+    """``{"sha", "dirty"}`` from a started ``git status``: its ``# branch.oid`` header (None
+    before the first commit) and whether any tracked file is listed as changed."""
+    unknown: dict[str, Any] = {"sha": None, "dirty": None}
+    if process is None:
+        return unknown
+    try:
+        out, _ = process.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        return unknown
+    lines = out.splitlines()
+    oid = next((line.split()[2] for line in lines if line.startswith("# branch.oid ")), None)
+    if process.returncode != 0 or oid is None or oid == "(initial)":
+        return unknown
+    return {"sha": oid, "dirty": any(not line.startswith("#") for line in lines)}
 
 
 def cpu_model() -> str:
@@ -126,19 +149,20 @@ def file_sha256(path: str) -> str | None:
 
 def environment() -> dict[str, Any]:
     """Everything about the software and machine; the run-specific parts are added by the run."""
-    from harness import __version__
-
+    git = _git_started()  # it runs while the versions are read
+    packages = package_versions()
     return {
         "command": sys.argv,
         "cwd": os.getcwd(),
-        "project_version": __version__,
-        "git": git_sha(),
+        # what harness.__version__ says, without importing importlib.metadata for it
+        "project_version": packages["sudoku-harness"] or "0+unknown",
+        "git": _git_answer(git),
         "python": {
             "version": platform.python_version(),
             "implementation": platform.python_implementation(),
             "executable": sys.executable,
         },
-        "packages": package_versions(),
+        "packages": packages,
         "machine": machine(),
     }
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from backends import REGISTRY, make_backend
+from backends import REGISTRY, backend_class, make_backend
 from backends.base import Backend, SolveResult, Status, install_reason
 from backends.puzzle import Puzzle
 from harness import runner
@@ -26,7 +26,7 @@ IMPOSSIBLE = ".....5.8....6.1.43..........1.5........1.6...3.......553.....61...
 
 
 def backend_or_skip(name: str) -> Backend:
-    reason = REGISTRY[name].available()
+    reason = backend_class(name).available()
     if reason is not None:
         pytest.skip(f"{name} unavailable: {reason}")
     return make_backend(name)
@@ -132,7 +132,7 @@ def test_keeps_time_limit(name: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_declares_itself(name: str) -> None:
     """Every backend has a name matching its key, a summary, and declared native counters."""
-    cls = REGISTRY[name]
+    cls = backend_class(name)
     assert name == cls.name
     assert bool(cls.summary)
     assert isinstance(cls.native_counters, tuple)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from backends import REGISTRY, make_backend, parse_spec
+from backends import backend_class, make_backend, parse_spec
 from backends.base import Backend, Status
 from backends.cpsat import MODELS
 from backends.engines.cnf import ENCODINGS
@@ -59,7 +59,7 @@ SIZE_CASES = [
 
 def backend_of(spec: str) -> Backend:
     """The backend a spec names, or a skip when its solver library is not installed."""
-    reason = REGISTRY[parse_spec(spec)[0]].available()
+    reason = backend_class(parse_spec(spec)[0]).available()
     if reason is not None:
         pytest.skip(f"{spec} unavailable: {reason}")
     return make_backend(spec)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from backends import REGISTRY, make_backend, parse_spec
+from backends import backend_class, make_backend, parse_spec
 from backends.base import SolveResult, Status
 from backends.errors import BackendOptionError
 from backends.naive import NaiveBackend
@@ -47,7 +47,7 @@ def shipped_small(name: str) -> list[Puzzle]:
 
 def test_naive_is_registered() -> None:
     """The registry maps 'naive' to NaiveBackend."""
-    assert NaiveBackend is REGISTRY["naive"]
+    assert NaiveBackend is backend_class("naive")
 
 
 def test_options_from_a_spec() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from backends import REGISTRY, make_backend, parse_spec
+from backends import backend_class, make_backend, parse_spec
 from backends.base import SolveResult, Status
 from backends.errors import BackendOptionError
 from backends.norvig import NorvigBackend, parse_pairs
@@ -39,7 +39,7 @@ def totals(puzzles: list[Puzzle], spec: str) -> tuple[int, int, int]:
 
 def test_norvig_is_registered() -> None:
     """The registry maps 'norvig' to NorvigBackend."""
-    assert NorvigBackend is REGISTRY["norvig"]
+    assert NorvigBackend is backend_class("norvig")
 
 
 @pytest.mark.parametrize(

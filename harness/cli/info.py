@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from backends import REGISTRY, Backend, availability
+from backends import REGISTRY, Backend, availability, backend_class
 from backends.errors import SudokuError
 from harness.cli.common import UserError
 
@@ -32,8 +32,8 @@ def list_backends() -> None:
     plugins other installed distributions declare (entry points), with where each comes from."""
     from backends import plugins  # only this command and a plugin's run need it
 
-    for name, cls in REGISTRY.items():
-        _describe(name, cls)
+    for name in REGISTRY:  # imports every built-in backend's module
+        _describe(name, backend_class(name))
     found = plugins.listing(REGISTRY)
     if not found:
         click.echo(f"\nplugins: none installed (entry-point group {plugins.GROUP!r})")

@@ -1,0 +1,189 @@
+"""Start-up: what importing the command line loads, and the versions provenance records."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+from collections.abc import Iterable
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+import backends
+from backends.errors import UnknownBackendError
+from harness import distributions, provenance
+
+#: The modules of ``backends`` the registry itself needs: the contract, the model, the errors.
+REGISTRY_MODULES = ["backends", "backends.base", "backends.errors", "backends.puzzle"]
+
+
+def imported_after(statement: str) -> dict[str, list[str] | bool]:
+    """In a fresh interpreter: the ``backends`` modules, and whether importlib.metadata is in."""
+    probe = (
+        f"import sys, json; {statement}; print(json.dumps({{"
+        "'backends': sorted(m for m in sys.modules if m.split('.')[0] == 'backends'), "
+        "'metadata': 'importlib.metadata' in sys.modules}))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_importing_the_cli_imports_no_backend() -> None:
+    """`import harness.cli.run` loads the registry's own modules, no backend, no metadata."""
+    expected = {"backends": REGISTRY_MODULES, "metadata": False}
+    assert expected == imported_after("import harness.cli, harness.cli.run")
+
+
+def test_building_a_backend_imports_its_module_only() -> None:
+    """make_backend('bitmask') imports backends.bitmask, not cpsat, z3 or the others."""
+    found = imported_after("import backends; backends.make_backend('bitmask')")["backends"]
+    assert ["backends.bitmask", "backends.bitmask_tables"] == sorted(
+        set(found) - set(REGISTRY_MODULES)
+    )
+
+
+def test_every_registry_entry_names_its_class() -> None:
+    """Each built-in name resolves to a Backend subclass whose own name is that name."""
+    expected = {name: name for name in backends.REGISTRY}
+    assert expected == {name: backends.backend_class(name).name for name in backends.REGISTRY}
+
+
+def test_unknown_name_lists_the_registry() -> None:
+    """An unknown name's error lists every built-in name."""
+    with pytest.raises(UnknownBackendError) as caught:
+        backends.backend_class("nosuch")
+    assert [] == [name for name in backends.REGISTRY if name not in str(caught.value)]
+
+
+def importlib_version(name: str) -> str | None:
+    """What importlib.metadata.version says (None when the name is not installed)."""
+    with contextlib.suppress(metadata.PackageNotFoundError):
+        return metadata.version(name)
+    return None
+
+
+def importlib_versions(names: list[str]) -> dict[str, str | None]:
+    return {name: importlib_version(name) for name in names}
+
+
+def test_versions_equal_importlib_metadata_for_installed_packages() -> None:
+    """For every installed distribution and every recorded package: importlib.metadata's."""
+    names = sorted({d.metadata["Name"] for d in metadata.distributions()} | {*provenance.PACKAGES})
+    names += ["Z3_Solver", "python.constraint2", "no-such-distribution"]
+    assert importlib_versions(names) == distributions.versions(names)
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+#: Run in a fresh interpreter (no importlib_metadata backport loaded, whose finder would
+#: replace the standard library's): versions on the given sys.path, importlib.metadata's, and
+#: the names the fast search left to importlib.metadata.
+PROBE = """
+import json, sys
+from importlib import metadata
+from harness import distributions
+asked = []
+ask = distributions._from_importlib
+def spy(some):
+    asked.extend(some)
+    return ask(asked)
+distributions._from_importlib = spy
+sys.path[:] = json.loads(sys.argv[1])
+names = json.loads(sys.argv[2])
+found = distributions.versions(names)
+def stdlib(name):
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+print(json.dumps([found, {name: stdlib(name) for name in names}, asked]))
+"""
+
+
+def test_versions_follow_importlib_metadata_on_odd_layouts(tmp_path: Path) -> None:
+    """First folder wins, names normalise, egg-info files; folded, missing headers asked."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    write(first / "Foo.Bar-1.0.dist-info" / "METADATA", "Name: Foo.Bar\nVersion: 1.0\n\nBody\n")
+    write(second / "foo_bar-2.0.dist-info" / "METADATA", "Name: foo-bar\nVersion: 2.0\n")
+    write(second / "eggy-3.egg-info", "Metadata-Version: 1.0\nName: eggy\nVersion: 3.0rc1\n")
+    write(second / "pkginfo.egg-info" / "PKG-INFO", "Name: pkginfo\nVersion:\t4.0 \n")
+    write(second / "folded-5.dist-info" / "METADATA", "Name: folded\nVersion: 5\n  .1\n")
+    write(second / "bodied-6.dist-info" / "METADATA", "Name: bodied\n\nVersion: 6\n")
+    write(second / "empty-7.dist-info" / "METADATA", "")
+    write(second / "empty-7.dist-info" / "PKG-INFO", "Version: 7.0\n")
+    path = [str(first), str(tmp_path / "absent"), str(second)]
+    names = ["foo-bar", "FOO_BAR", "eggy", "pkginfo", "folded", "bodied", "empty", "absent"]
+    command = [sys.executable, "-c", PROBE, json.dumps(path), json.dumps(names)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    found, stdlib, asked = json.loads(done.stdout)
+    assert (stdlib, ["folded", "bodied"]) == (found, asked)
+
+
+def test_another_distribution_finder_leaves_every_name_to_importlib(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A finder besides the path's that declares distributions: importlib.metadata answers."""
+
+    class Finder:
+        def find_distributions(self, context: object = None) -> Iterable[object]:
+            return iter(())
+
+    asked: list[str] = []
+
+    def spy(names: Iterable[str]) -> dict[str, str | None]:
+        asked.extend(names)
+        return dict.fromkeys(asked)
+
+    monkeypatch.setattr(distributions, "_from_importlib", spy)
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Finder()])
+    distributions.versions(["click", "no-such-distribution"])
+    assert ["click", "no-such-distribution"] == asked
+
+
+def test_run_records_project_version() -> None:
+    """The metadata's project_version is the installed sudoku-harness version."""
+    assert (
+        importlib_versions(["sudoku-harness"])["sudoku-harness"]
+        == (provenance.environment()["project_version"])
+    )
+
+
+def git(folder: Path, *args: str) -> str:
+    command = ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@t", *args]
+    return subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_git_sha_and_dirty_from_one_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No commit yet, clean, then a changed tracked file: what rev-parse and status say."""
+    monkeypatch.setattr(provenance, "PROJECT_ROOT", tmp_path)
+    git(tmp_path, "init", "-q")
+    seen = [provenance.git_sha()]
+    (tmp_path / "f.txt").write_text("one\n")
+    git(tmp_path, "add", "f.txt")
+    git(tmp_path, "commit", "-q", "-m", "one")
+    (tmp_path / "untracked.txt").write_text("not tracked: not dirty\n")
+    seen.append(provenance.git_sha())
+    (tmp_path / "f.txt").write_text("two\n")
+    seen.append(provenance.git_sha())
+    sha = git(tmp_path, "rev-parse", "HEAD")
+    expected = [
+        {"sha": None, "dirty": None},
+        {"sha": sha, "dirty": False},
+        {"sha": sha, "dirty": True},
+    ]
+    assert expected == seen
+
+
+def test_git_sha_outside_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outside a git checkout both fields are None."""
+    monkeypatch.setattr(provenance, "PROJECT_ROOT", tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    assert {"sha": None, "dirty": None} == provenance.git_sha()
