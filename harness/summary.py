@@ -228,6 +228,12 @@ def per_puzzle(
     return puzzles
 
 
+def for_tables(rows: Sequence[Row]) -> Table:
+    """:func:`per_puzzle` with just what the tables read: the summary's numbers, the native
+    statistics, the status and size."""
+    return per_puzzle(rows, (*SUMMARY_NUMERIC, *native_columns(rows)), ("status", "size"))
+
+
 def grouping(puzzles: Sequence[Row]) -> tuple[str, ...]:
     """backend x dataset, and grid size too when a dataset mixes sizes: a median over 4x4
     and 25x25 puzzles together would describe neither."""

@@ -69,7 +69,11 @@ def per_puzzle(frame: pd.DataFrame) -> pd.DataFrame:
     numeric = [c for c in numeric if c not in plain_summary.FIRST]
     puzzles = _puzzles(frame, numeric)
     first = [c for c in plain_summary.FIRST if c in frame.columns]
-    return pd.DataFrame(puzzles, columns=[*plain_summary.PUZZLE_KEYS, *numeric, *first])
+    table = pd.DataFrame(puzzles, columns=[*plain_summary.PUZZLE_KEYS, *numeric, *first])
+    for column in first:
+        if table[column].isna().all():  # float NaN, as pandas' own groupby gives, not None
+            table[column] = table[column].astype(float)
+    return table
 
 
 def grouping(frame: pd.DataFrame) -> tuple[str, ...]:
