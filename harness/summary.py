@@ -23,12 +23,16 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from operator import itemgetter, methodcaller
 from typing import Any
 
 from backends.base import COUNTERS, Status
 from harness.results import BASE_COLUMNS, MEASURE_COLUMNS
 
 Row = Mapping[str, Any]
+#: Columns by name, each a list of one value per row (per puzzle, after :func:`reduce`).
+Columns = dict[str, list[Any]]
+#: A summary table: one dict per printed row, every dict with the same keys in order.
 Table = list[dict[str, Any]]
 
 ANSWERED = (Status.SOLVED.value, Status.UNSAT.value)
@@ -59,13 +63,6 @@ def missing(value: object) -> bool:
         return True
 
 
-def known(value: object) -> object:
-    """``value``, or None where the cell is unknown (see :func:`missing` and :data:`NA_TEXT`)."""
-    if value.__class__ is str:
-        return None if value in NA_TEXT else value
-    return None if missing(value) else value
-
-
 def number(value: object) -> float:
     """A cell of a numeric column as a float: NaN where it is empty or unknown."""
     if value.__class__ is float:
@@ -82,34 +79,67 @@ def columns(rows: Sequence[Row]) -> list[str]:
     """Every column of ``rows``, in order of first appearance (a run that met a native
     statistic late wrote its earlier rows without it, never with fewer of the others)."""
     seen: dict[str, None] = {}
-    width = -1
-    for row in rows:
-        if len(row) != width:
-            width = len(row)
-            seen.update(dict.fromkeys(row))
+    for width in sorted(set(map(len, rows))):
+        seen.update(dict.fromkeys(next(row for row in rows if len(row) == width)))
     return list(seen)
 
 
-def _numeric(values: Iterable[object]) -> bool:
-    """Whether pandas would read a column of ``values`` as numbers (empty ones count)."""
+def columns_of(rows: Sequence[Row], names: Sequence[str]) -> Columns:
+    """The cells of ``rows`` in each of ``names`` (None where a row lacks the column)."""
+    if not rows or not names:
+        return {c: [] for c in names}
+    narrowest = min(set(map(len, rows)))
+    common = [c for c in names if c in next(r for r in rows if len(r) == narrowest)]
+    table: Columns = {}
+    try:  # the columns every row has (those the run met first), transposed in one go
+        if len(common) == 1:
+            table[common[0]] = list(map(itemgetter(common[0]), rows))
+        elif common:
+            cells = zip(*map(itemgetter(*common), rows), strict=True)
+            table.update(zip(common, map(list, cells), strict=True))
+    except KeyError:  # rows of other shapes
+        common = []
+    for c in names:
+        if c not in common:
+            table[c] = list(map(methodcaller("get", c), rows))
+    return {c: table[c] for c in names}
+
+
+def _parsed(values: list[Any]) -> list[float] | None:
+    """A column's cells as floats (NaN where unknown), or None unless pandas would read
+    the column as numbers."""
+    try:
+        return list(map(float, values))
+    except (TypeError, ValueError):  # an empty cell, None, "NA", or text
+        pass
+    floats: dict[object, float] = {}
     for value in set(values):
         if isinstance(value, str):
             if value in NA_TEXT:
+                floats[value] = NAN
                 continue
             try:
-                float(value)
+                floats[value] = float(value)
             except ValueError:
-                return False
-        elif isinstance(value, bool) or not isinstance(value, int | float | None):
-            return False
-    return True
+                return None
+        elif value is None or value != value:
+            floats[value] = NAN
+        elif isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        else:
+            floats[value] = float(value)
+    return list(map(floats.__getitem__, values))
 
 
-def native_columns(rows: Sequence[Row], names: Sequence[str] | None = None) -> list[str]:
-    """The native statistics among ``names`` (default: every column of ``rows``): the
-    columns outside :data:`harness.results.BASE_COLUMNS` that hold numbers."""
-    names = columns(rows) if names is None else names
-    return [c for c in names if c not in BASE_COLUMNS and _numeric(row.get(c) for row in rows)]
+def _numbers(values: list[Any]) -> list[float]:
+    """A numeric column's cells as floats, NaN where unknown (or not a number)."""
+    parsed = _parsed(values)
+    return [number(v) for v in values] if parsed is None else parsed
+
+
+def _knowns(values: list[Any]) -> list[Any]:
+    """A column's cells, None where unknown."""
+    return [None if v in NA_TEXT or v != v else v for v in values]
 
 
 def _median(values: list[float]) -> float:
@@ -123,19 +153,21 @@ def _median(values: list[float]) -> float:
 
 def _pairwise(values: Sequence[float], start: int, n: int) -> float:
     """numpy's pairwise summation of ``values[start:start + n]``, step for step."""
+    total = 0.0
     if n < 8:
-        total = 0.0
         for value in values[start : start + n]:
             total += value
         return total
     if n <= 128:
-        blocks = n - n % 8
-        acc = list(values[start : start + 8])
-        for i in range(start + 8, start + blocks, 8):
-            for j in range(8):
-                acc[j] += values[i + j]
+        end = start + n - n % 8
+        acc = []
+        for j in range(start, start + 8):  # eight running sums, of every 8th value
+            run = values[j]
+            for value in values[j + 8 : end : 8]:
+                run += value
+            acc.append(run)
         total = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
-        for value in values[start + blocks : start + n]:
+        for value in values[end : start + n]:
             total += value
         return total
     half = n // 2
@@ -176,13 +208,9 @@ def _typed(values: Iterable[object]) -> dict[object, object]:
     """Each distinct value of a key column, typed as ``read_csv`` types it: a column of
     text that is all numbers is numbers (ints if it can be), unknown cells are NaN."""
     distinct = set(values)
-    typed: dict[object, object] = {v: NAN if missing(v) else v for v in distinct}
-    texts = [v for v in distinct if isinstance(v, str)]
-    for text in texts:
-        if text in NA_TEXT:
-            typed[text] = NAN
-    texts = [t for t in texts if t not in NA_TEXT]
-    if texts and len(texts) == sum(1 for v in distinct if not missing(typed[v])):
+    typed = {v: NAN if missing(v) or (isinstance(v, str) and v in NA_TEXT) else v for v in distinct}
+    texts = [v for v, t in typed.items() if isinstance(t, str)]
+    if texts and len(texts) == sum(1 for t in typed.values() if not missing(t)):
         for kind in (int, float):
             try:
                 typed.update({t: kind(t) for t in texts})
@@ -192,98 +220,134 @@ def _typed(values: Iterable[object]) -> dict[object, object]:
     return typed
 
 
-def per_puzzle(
-    rows: Sequence[Row], numeric: Sequence[str] = SUMMARY_NUMERIC, first: Sequence[str] = FIRST
-) -> Table:
-    """One row per (dataset, line, puzzle, backend), in order of first appearance by
-    repeat: the median of each ``numeric`` column over the repeats, and of each ``first``
-    column present the first known value by repeat (the status of repeat 0)."""
-    if any(str(row.get("repeat", "0")) != "0" for row in rows):
-        rows = sorted(rows, key=lambda row: _order(number(row.get("repeat"))))
-    groups: dict[tuple, list[Row]] = {}
-    for row in rows:
-        key = (row.get("dataset"), row.get("line"), row.get("puzzle"), row.get("backend"))
-        group = groups.get(key)
+def _typed_column(values: list[Any]) -> list[Any]:
+    return list(map(_typed(values).__getitem__, values))
+
+
+def _column(table: Columns, name: str, default: object = None) -> list[Any]:
+    """``table``'s column ``name``, or ``default`` in every row where it has none."""
+    found = table.get(name)
+    if found is not None:
+        return found
+    return [default] * len(next(iter(table.values()), []))
+
+
+def reduce(raw: Columns, numeric: Sequence[str], first: Sequence[str] = FIRST) -> Columns:
+    """One row per (dataset, line, puzzle, backend) of the rows in ``raw`` (see
+    :func:`columns_of`), in order of first appearance by repeat: the median of each
+    ``numeric`` column over the repeats, and of each ``first`` column the first known
+    value by repeat (the status of repeat 0)."""
+    keys = list(zip(*(_column(raw, k) for k in PUZZLE_KEYS), strict=True))
+    repeats = _column(raw, "repeat")
+    by_repeat = len(set(repeats)) > 1
+    if not by_repeat and len(set(keys)) == len(keys):  # one row per puzzle: nothing to reduce
+        puzzles = {k: _column(raw, k) for k in PUZZLE_KEYS}
+        puzzles.update({c: _numbers(_column(raw, c)) for c in numeric})
+        puzzles.update({c: _knowns(_column(raw, c)) for c in first})
+        return puzzles
+    order: Iterable[int] = range(len(keys))
+    if by_repeat:
+        order = sorted(order, key=lambda i: _order(number(repeats[i])))
+    groups: dict[tuple, list[int]] = {}
+    for i in order:
+        group = groups.get(keys[i])
         if group is None:
-            groups[key] = [row]
+            groups[keys[i]] = [i]
         else:
-            group.append(row)
-    present = set(columns(rows))
-    first = [c for c in first if c in present]
-    puzzles = []
-    for key, group in groups.items():
-        puzzle: dict[str, Any] = dict(zip(PUZZLE_KEYS, key, strict=True))
-        if len(group) == 1:
-            (row,) = group
-            for c in numeric:
-                puzzle[c] = number(row.get(c))
-            for c in first:
-                puzzle[c] = known(row.get(c))
-        else:
-            for c in numeric:
-                puzzle[c] = _median([number(r.get(c)) for r in group])
-            for c in first:
-                puzzle[c] = next((v for r in group if (v := known(r.get(c))) is not None), None)
-        puzzles.append(puzzle)
+            group.append(i)
+    transposed = list(zip(*groups, strict=True)) or [()] * len(PUZZLE_KEYS)
+    puzzles = {k: list(v) for k, v in zip(PUZZLE_KEYS, transposed, strict=True)}
+    for c in numeric:
+        values = _numbers(_column(raw, c))
+        puzzles[c] = [
+            values[g[0]] if len(g) == 1 else _median([values[i] for i in g])
+            for g in groups.values()
+        ]
+    for c in first:
+        values = _knowns(_column(raw, c))
+        puzzles[c] = [
+            next((values[i] for i in g if values[i] is not None), None) for g in groups.values()
+        ]
     return puzzles
 
 
-def for_tables(rows: Sequence[Row]) -> Table:
-    """:func:`per_puzzle` with just what the tables read: the summary's numbers, the native
-    statistics, the status and size."""
-    return per_puzzle(rows, (*SUMMARY_NUMERIC, *native_columns(rows)), ("status", "size"))
+def per_puzzle(
+    rows: Sequence[Row], numeric: Sequence[str] = SUMMARY_NUMERIC, first: Sequence[str] = FIRST
+) -> Columns:
+    """:func:`reduce` of ``rows`` (the ``first`` columns they have)."""
+    present = set(columns(rows))
+    first = [c for c in first if c in present]
+    return reduce(columns_of(rows, (*PUZZLE_KEYS, "repeat", *numeric, *first)), numeric, first)
 
 
-def grouping(puzzles: Sequence[Row]) -> tuple[str, ...]:
+def for_tables(rows: Sequence[Row]) -> Columns:
+    """:func:`reduce` of ``rows`` with just what the tables read: the summary's numbers, the
+    native statistics (the columns outside :data:`harness.results.BASE_COLUMNS` that hold
+    numbers), the status and size."""
+    names = columns(rows)
+    others = [c for c in names if c not in BASE_COLUMNS]
+    first = [c for c in ("status", "size") if c in names]
+    raw = columns_of(rows, (*PUZZLE_KEYS, "repeat", *SUMMARY_NUMERIC, *first, *others))
+    parsed = {c: _parsed(raw[c]) for c in others}
+    native = {c: v for c, v in parsed.items() if v is not None}
+    return reduce({**raw, **native}, (*SUMMARY_NUMERIC, *native), first)
+
+
+def grouping(puzzles: Columns) -> tuple[str, ...]:
     """backend x dataset, and grid size too when a dataset mixes sizes: a median over 4x4
     and 25x25 puzzles together would describe neither."""
-    datasets = _typed(p.get("dataset") for p in puzzles)
-    sizes = _typed(p.get("size") for p in puzzles)
+    datasets, sizes = _column(puzzles, "dataset"), _column(puzzles, "size")
+    dataset_of, size_of = _typed(datasets), _typed(sizes)
     seen: dict[object, set[object]] = {}
-    for p in puzzles:
-        dataset, size = datasets[p.get("dataset")], sizes[p.get("size")]
+    for dataset, size in set(zip(datasets, sizes, strict=True)):
+        dataset, size = dataset_of[dataset], size_of[size]
         if not missing(dataset) and not missing(size):
             seen.setdefault(dataset, set()).add(size)
     mixed = any(len(s) > 1 for s in seen.values())
     return ("backend", "dataset", "size") if mixed else ("backend", "dataset")
 
 
-def _groups(puzzles: Sequence[Row], by: Sequence[str]) -> dict[tuple, list[Row]]:
-    """``puzzles`` grouped by the typed values of ``by``, groups in sorted key order."""
-    typed = [_typed(p.get(k) for p in puzzles) for k in by]
-    groups: dict[tuple, list[Row]] = {}
-    for p in puzzles:
-        key = tuple(t.get(p.get(k), NAN) for t, k in zip(typed, by, strict=True))
-        groups.setdefault(key, []).append(p)
+def _groups(keys: list[tuple], rows: Iterable[int]) -> dict[tuple, list[int]]:
+    """The indexes of ``rows`` by their ``keys``, groups in sorted key order."""
+    groups: dict[tuple, list[int]] = {}
+    for i in rows:
+        group = groups.get(keys[i])
+        if group is None:
+            groups[keys[i]] = [i]
+        else:
+            group.append(i)
     ordered = sorted(groups, key=lambda key: tuple(_order(v) for v in key))
     return {key: groups[key] for key in ordered}
 
 
-def _planned(groups: Mapping[tuple, list[Row]], by: Sequence[str]) -> Callable[[tuple, int], int]:
+def _planned(
+    puzzles: Columns, keys: list[list[Any]], by: Sequence[str]
+) -> Callable[[tuple, int], int]:
     """How many puzzles each group was planned to cover: every puzzle any backend has a row
     for in the group's dataset (and size or tier), so a backend whose rows are missing is
-    counted against the puzzles it never ran."""
-    others = [i for i, k in enumerate(by) if k != "backend"]
+    counted against the puzzles it never ran. ``keys`` are the typed columns of ``by``."""
+    others = [keys[i] for i, k in enumerate(by) if k != "backend"]
     if "backend" not in by or not others:
         return lambda key, present: present
-    distinct = {
-        (tuple(key[i] for i in others), p.get("line"), p.get("puzzle"))
-        for key, group in groups.items()
-        for p in group
-    }
-    counts = Counter(other for other, _, _ in distinct if not any(map(missing, other)))
+    lines, texts = _column(puzzles, "line"), _column(puzzles, "puzzle")
+    distinct = set(zip(*others, lines, texts, strict=True))
+    counts = Counter(map(itemgetter(slice(0, -2)), distinct))
+    positions = [i for i, k in enumerate(by) if k != "backend"]
 
     def planned(key: tuple, present: int) -> int:
-        return max(present, counts.get(tuple(key[i] for i in others), 0))
+        other = tuple(key[i] for i in positions)
+        return present if any(map(missing, other)) else max(present, counts.get(other, 0))
 
     return planned
 
 
-def _row(group: list[Row]) -> dict[str, Any]:
+def _statistics(puzzles: Columns, group: list[int]) -> dict[str, Any]:
     """The status counts and statistics of one group's puzzles."""
-    statuses = Counter(p["status"] for p in group)
-    answered = [p for p in group if p["status"] in ANSWERED]
-    ms = [p["solve_s"] * 1000 for p in answered]
+    status = puzzles["status"]
+    statuses = Counter(status[i] for i in group)
+    answered = [i for i in group if status[i] in ANSWERED]
+    solve, encode = _column(puzzles, "solve_s", NAN), _column(puzzles, "encode_s", NAN)
+    ms = [solve[i] * 1000 for i in answered]
     row: dict[str, Any] = {
         "unsat": statuses[Status.UNSAT.value],
         "timeouts": statuses[Status.TIMEOUT.value],
@@ -294,36 +358,40 @@ def _row(group: list[Row]) -> dict[str, Any]:
         "median_ms": _median(ms),
         "mean_ms": _mean(ms),
         "max_ms": _max(ms),
-        "encode_ms": _median([p["encode_s"] * 1000 for p in answered]),
+        "encode_ms": _median([encode[i] * 1000 for i in answered]),
     }
     for counter in ("nodes",):
-        values = [p.get(counter, NAN) for p in answered]
+        counts = _column(puzzles, counter, NAN)
+        values = [counts[i] for i in answered]
         row[f"{counter}_median"] = _median(values)
         row[f"{counter}_mean"] = _mean(values)
         row[f"{counter}_max"] = _max(values)
-    solved = Status.SOLVED.value
-    guesses = [g for p in answered if p["status"] == solved and (g := p.get("guesses", NAN)) == g]
+    solved, counts = Status.SOLVED.value, _column(puzzles, "guesses", NAN)
+    guesses = [g for i in answered if status[i] == solved and (g := counts[i]) == g]
     row["no_guess_pct"] = 100.0 * (guesses.count(0) / len(guesses)) if guesses else NAN
     row["guesses_per_puzzle"] = _mean(guesses) if guesses else NAN
     return row
 
 
-def summary(puzzles: Sequence[Row], by: Sequence[str] | None = None) -> Table:
-    """The comparison table of :func:`per_puzzle`'s rows: one row per group (default
+def summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
+    """The comparison table of :func:`reduce`'s puzzles: one row per group (default
     :func:`grouping`), sorted by speed within the other keys (see :func:`by_speed`)."""
     by = grouping(puzzles) if by is None else tuple(by)
-    groups = _groups(puzzles, by)
-    planned = _planned(groups, by)
+    puzzles = {**puzzles, "status": _column(puzzles, "status")}
+    n = len(puzzles["status"])
+    key_columns = [_typed_column(_column(puzzles, k)) for k in by]
+    keys = list(zip(*key_columns, strict=True)) or [()] * n
+    planned = _planned(puzzles, key_columns, by)
     table = []
-    for key, group in groups.items():
-        statuses = [p.get("status") for p in group]
+    for key, group in _groups(keys, range(n)).items():
+        statuses = [puzzles["status"][i] for i in group]
         answered = sum(1 for s in statuses if s in ANSWERED)
         out = planned(key, len(group))
         row: dict[str, Any] = dict(zip(by, key, strict=True))
         row["solved"] = f"{statuses.count(Status.SOLVED.value)}/{out}"
         # UNSAT is a right answer where the file says 0 solutions (else it is WRONG)
         row["correct"] = f"{answered}/{out}"
-        row.update(_row(group))
+        row.update(_statistics(puzzles, group))
         row["_answered"] = answered
         table.append(row)
     return by_speed(table, [c for c in by if c != "backend"])
@@ -355,44 +423,39 @@ def by_speed(table: Table, within: Sequence[str]) -> Table:
             out[column] = value
         ranked.append(out)
     ranked.sort(
-        key=lambda r: (
-            *(_order(r[k]) for k in within),
-            -r["_answered"],
-            _order(r["median_ms"]),
-        )
+        key=lambda r: (*(_order(r[k]) for k in within), -r["_answered"], _order(r["median_ms"]))
     )
     for row in ranked:
         del row["_answered"]
     return ranked
 
 
-def native_summary(puzzles: Sequence[Row], by: Sequence[str] | None = None) -> Table:
+def native_summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
     """Medians of each backend's native statistics over its answered puzzles, per group
     (default :func:`grouping`); statistics no row of a group reports are left out, and
     a group that reports none."""
     by = grouping(puzzles) if by is None else tuple(by)
-    names = list(puzzles[0]) if puzzles else []
-    native = [c for c in names if c not in BASE_COLUMNS and c not in FIRST]
-    answered = [p for p in puzzles if p.get("status") in ANSWERED]
+    native = [c for c in puzzles if c not in BASE_COLUMNS and c not in FIRST]
+    status = _column(puzzles, "status")
+    keys = list(zip(*(_typed_column(_column(puzzles, k)) for k in by), strict=True))
+    answered = [i for i, s in enumerate(status) if s in ANSWERED]
     table = []
-    for key, group in _groups(answered, by).items():
+    for key, group in _groups(keys or [()] * len(status), answered).items():
         if any(map(missing, key)):
             continue  # pandas' groupby leaves out a group whose key is unknown
-        medians = {c: _median([p[c] for p in group]) for c in native}
+        medians = {c: _median([puzzles[c][i] for i in group]) for c in native}
         if any(v == v for v in medians.values()):
             table.append({**dict(zip(by, key, strict=True)), **medians})
     kept = [c for c in native if any(row[c] == row[c] for row in table)]
     return [{**{k: row[k] for k in by}, **{c: row[c] for c in kept}} for row in table]
 
 
-def tag_tiers(puzzles: Sequence[Row], tiers: Mapping[str, str]) -> Table:
+def tag_tiers(puzzles: Columns, tiers: Mapping[str, str]) -> Columns:
     """``puzzles`` with their difficulty tier (``unrated`` for a puzzle ``tiers`` lacks)."""
-    return [{**p, "tier": tiers.get(p.get("puzzle"), "unrated")} for p in puzzles]
+    return {**puzzles, "tier": [tiers.get(p, "unrated") for p in _column(puzzles, "puzzle")]}
 
 
-def summary_by_tier(
-    puzzles: Sequence[Row], tiers: Mapping[str, str], order: Sequence[str] = ()
-) -> Table:
+def summary_by_tier(puzzles: Columns, tiers: Mapping[str, str], order: Sequence[str] = ()) -> Table:
     """:func:`summary` per backend x dataset x difficulty tier.
 
     ``tiers`` maps a puzzle's canonical text to its tier (see :mod:`harness.rating`);

@@ -45,40 +45,43 @@ def load(path: str | Path) -> pd.DataFrame:
     return frame
 
 
-def _rows(frame: pd.DataFrame, names: Sequence[str] | None = None) -> list[dict[str, object]]:
-    """The rows of ``frame`` (its columns among ``names``) as dicts, None where unknown."""
-    names = list(frame.columns) if names is None else [c for c in names if c in frame.columns]
-    cells = [frame[c].astype(object).where(frame[c].notna(), None).tolist() for c in names]
-    return [dict(zip(names, values, strict=True)) for values in zip(*cells, strict=True)]
+def _rows(frame: pd.DataFrame) -> list[dict[str, object]]:
+    """The rows of ``frame`` as dicts, None where unknown."""
+    table = _columns(frame, frame.columns)
+    return [dict(zip(table, values, strict=True)) for values in zip(*table.values(), strict=True)]
+
+
+def _columns(frame: pd.DataFrame, names: Sequence[str]) -> plain_summary.Columns:
+    """``frame``'s columns among ``names`` as lists, None where unknown."""
+    present = [c for c in names if c in frame.columns]
+    return {c: frame[c].astype(object).where(frame[c].notna(), None).tolist() for c in present}
 
 
 def _is_native(frame: pd.DataFrame, column: str) -> bool:
     return column not in BASE_COLUMNS and pd.api.types.is_numeric_dtype(frame[column])
 
 
-def _puzzles(frame: pd.DataFrame, numeric: Sequence[str]) -> plain_summary.Table:
-    """:func:`harness.summary.per_puzzle` of ``frame``, reading only the columns it needs."""
+def _puzzles(frame: pd.DataFrame, numeric: Sequence[str]) -> plain_summary.Columns:
+    """:func:`harness.summary.reduce` of ``frame``, reading only the columns it needs."""
     first = [c for c in plain_summary.FIRST if c in frame.columns and c not in numeric]
     names = [*plain_summary.PUZZLE_KEYS, "repeat", *numeric, *first]
-    return plain_summary.per_puzzle(_rows(frame, names), numeric, first)
+    return plain_summary.reduce(_columns(frame, names), numeric, first)
 
 
 def per_puzzle(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per (dataset, line, backend): medians over repeats, the status of repeat 0."""
     numeric = [c for c in frame.columns if c in NUMERIC or _is_native(frame, c)]
     numeric = [c for c in numeric if c not in plain_summary.FIRST]
-    puzzles = _puzzles(frame, numeric)
-    first = [c for c in plain_summary.FIRST if c in frame.columns]
-    table = pd.DataFrame(puzzles, columns=[*plain_summary.PUZZLE_KEYS, *numeric, *first])
-    for column in first:
-        if table[column].isna().all():  # float NaN, as pandas' own groupby gives, not None
+    table = pd.DataFrame(_puzzles(frame, numeric))
+    for column in plain_summary.FIRST:
+        if column in table and table[column].isna().all():  # NaN as pandas' groupby gives
             table[column] = table[column].astype(float)
     return table
 
 
 def grouping(frame: pd.DataFrame) -> tuple[str, ...]:
     """:func:`harness.summary.grouping`: backend x dataset (x size where a dataset mixes)."""
-    return plain_summary.grouping(_rows(frame, ["dataset", "size"]))
+    return plain_summary.grouping(_columns(frame, ["dataset", "size"]))
 
 
 def summary(frame: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
