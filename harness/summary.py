@@ -247,7 +247,9 @@ def reduce(raw: Columns, numeric: Sequence[str], first: Sequence[str] = FIRST) -
         return puzzles
     order: Iterable[int] = range(len(keys))
     if by_repeat:
-        order = sorted(order, key=lambda i: _order(number(repeats[i])))
+        ranks = _numbers(repeats)
+        known = not any(map(math.isnan, ranks))
+        order = sorted(order, key=ranks.__getitem__ if known else lambda i: _order(ranks[i]))
     groups: dict[tuple, list[int]] = {}
     for i in order:
         group = groups.get(keys[i])
@@ -257,18 +259,71 @@ def reduce(raw: Columns, numeric: Sequence[str], first: Sequence[str] = FIRST) -
             group.append(i)
     transposed = list(zip(*groups, strict=True)) or [()] * len(PUZZLE_KEYS)
     puzzles = {k: list(v) for k, v in zip(PUZZLE_KEYS, transposed, strict=True)}
+    buckets = _buckets(list(groups.values()))
     for c in numeric:
-        values = _numbers(_column(raw, c))
-        puzzles[c] = [
-            values[g[0]] if len(g) == 1 else _median([values[i] for i in g])
-            for g in groups.values()
-        ]
+        puzzles[c] = _per_group(_numbers(_column(raw, c)), buckets, len(groups), _medians)
     for c in first:
-        values = _knowns(_column(raw, c))
-        puzzles[c] = [
-            next((values[i] for i in g if values[i] is not None), None) for g in groups.values()
-        ]
+        puzzles[c] = _per_group(_knowns(_column(raw, c)), buckets, len(groups), _firsts)
     return puzzles
+
+
+Bucket = tuple[list[int], list[tuple[int, ...]]]
+
+
+def _buckets(groups: list[list[int]]) -> dict[int, Bucket]:
+    """The groups by size (a puzzle's repeat count): the groups' positions, and their row
+    indexes as columns (the first row of each group, the second...)."""
+    positions: dict[int, list[int]] = {}
+    for position, group in enumerate(groups):
+        positions.setdefault(len(group), []).append(position)
+    return {
+        size: (where, list(zip(*(groups[p] for p in where), strict=True)))
+        for size, where in positions.items()
+    }
+
+
+def _per_group(
+    values: list[Any],
+    buckets: Mapping[int, Bucket],
+    count: int,
+    reduce_cells: Callable[[list[list[Any]]], list[Any]],
+) -> list[Any]:
+    """One value per group: ``reduce_cells`` of the group's cells, bucket by bucket (the
+    cells as columns: the groups' first values, their second values...)."""
+    out: list[Any] = [None] * count
+    for where, indexes in buckets.values():
+        cells = [list(map(values.__getitem__, column)) for column in indexes]
+        reduced = reduce_cells(cells)
+        if len(where) == count:
+            return reduced
+        for position, value in zip(where, reduced, strict=True):
+            out[position] = value
+    return out
+
+
+def _medians(cells: list[list[float]]) -> list[float]:
+    """The median of each group (NaN skipped), from its values as columns."""
+    size, half = len(cells), len(cells) // 2
+    if size == 1:
+        return cells[0]
+    unknown = list(map(sum, zip(*(map(math.isnan, column) for column in cells), strict=True)))
+    ordered = map(sorted, zip(*cells, strict=True))  # wrong where NaN is: replaced below
+    if size % 2:
+        medians = list(map(itemgetter(half), ordered))
+    else:
+        medians = [(group[half - 1] + group[half]) / 2 for group in ordered]
+    if any(unknown):  # a statistic is mostly reported on every repeat of a puzzle, or on none
+        for i, k in enumerate(unknown):
+            if k:
+                medians[i] = NAN if k == size else _median([c[i] for c in cells])
+    return medians
+
+
+def _firsts(cells: list[list[Any]]) -> list[Any]:
+    """The first known value of each group (None if none), from its values as columns."""
+    if None not in cells[0]:
+        return cells[0]
+    return [next((v for v in group if v is not None), None) for group in zip(*cells, strict=True)]
 
 
 def per_puzzle(
