@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import humanize
-from harness.summary import missing
+from harness.puzzle_rows import missing
 
 Rows = Sequence[Mapping[str, Any]]
 

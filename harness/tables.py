@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness import humanize
+from harness import humanize, puzzle_rows
 from harness import render as printed
 from harness import summary as plain_summary
 from harness.render import LABELS, STATUS_COLUMNS, WIDTH, cell
@@ -51,7 +51,7 @@ def _rows(frame: pd.DataFrame) -> list[dict[str, object]]:
     return [dict(zip(table, values, strict=True)) for values in zip(*table.values(), strict=True)]
 
 
-def _columns(frame: pd.DataFrame, names: Sequence[str]) -> plain_summary.Columns:
+def _columns(frame: pd.DataFrame, names: Sequence[str]) -> puzzle_rows.Columns:
     """``frame``'s columns among ``names`` as lists, None where unknown."""
     present = [c for c in names if c in frame.columns]
     return {c: frame[c].astype(object).where(frame[c].notna(), None).tolist() for c in present}
@@ -61,19 +61,19 @@ def _is_native(frame: pd.DataFrame, column: str) -> bool:
     return column not in BASE_COLUMNS and pd.api.types.is_numeric_dtype(frame[column])
 
 
-def _puzzles(frame: pd.DataFrame, numeric: Sequence[str]) -> plain_summary.Columns:
-    """:func:`harness.summary.reduce` of ``frame``, reading only the columns it needs."""
-    first = [c for c in plain_summary.FIRST if c in frame.columns and c not in numeric]
-    names = [*plain_summary.PUZZLE_KEYS, "repeat", *numeric, *first]
-    return plain_summary.reduce(_columns(frame, names), numeric, first)
+def _puzzles(frame: pd.DataFrame, numeric: Sequence[str]) -> puzzle_rows.Columns:
+    """:func:`harness.puzzle_rows.reduce` of ``frame``, reading only the columns it needs."""
+    first = [c for c in puzzle_rows.FIRST if c in frame.columns and c not in numeric]
+    names = [*puzzle_rows.PUZZLE_KEYS, "repeat", *numeric, *first]
+    return puzzle_rows.reduce(_columns(frame, names), numeric, first)
 
 
 def per_puzzle(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per (dataset, line, backend): medians over repeats, the status of repeat 0."""
     numeric = [c for c in frame.columns if c in NUMERIC or _is_native(frame, c)]
-    numeric = [c for c in numeric if c not in plain_summary.FIRST]
+    numeric = [c for c in numeric if c not in puzzle_rows.FIRST]
     table = pd.DataFrame(_puzzles(frame, numeric))
-    for column in plain_summary.FIRST:
+    for column in puzzle_rows.FIRST:
         if column in table and table[column].isna().all():  # NaN as pandas' groupby gives
             table[column] = table[column].astype(float)
     return table
