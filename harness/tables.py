@@ -1,10 +1,11 @@
 """The summary tables of :mod:`harness.summary` for pandas callers (``harness table``,
 ``harness report``, the gate): DataFrames in, DataFrames or text out.
 
-The aggregation is :mod:`harness.summary`'s and the printing :mod:`harness.render`'s (both
-plain Python, so that ``harness run`` prints its tables without pandas); each function
-here turns a DataFrame into row dicts, calls them, and turns the rows back into a
-DataFrame. See :mod:`harness.summary` for what the columns mean.
+The aggregation is :mod:`harness.summary`'s (and :mod:`harness.puzzle_rows`'s) and the
+printing :mod:`harness.render`'s, all plain Python, so that ``harness run`` prints its
+tables without pandas; each function here turns a DataFrame into columns or row dicts
+(None where unknown), calls them, and turns what they give back into a DataFrame. See
+:mod:`harness.summary` for what the columns mean.
 """
 
 from __future__ import annotations
