@@ -1,0 +1,266 @@
+"""Result rows as columns, read as pandas reads a results CSV, reduced to one row per puzzle.
+
+A row is a mapping of column names to values: the CSV's text (``harness run`` passes the
+rows it wrote, without reading the file back) or typed values (numbers, None or NaN where
+unknown; :mod:`harness.tables` passes a DataFrame's). Text is read as pandas' ``read_csv``
+reads it: an empty cell (or ``NA``, ``nan``...) is unknown, a key column of numbers is
+numbers. With ``--repeat K`` the K rows of one (puzzle, backend) reduce to the median of
+each number and the first status (:func:`reduce`), as pandas' groupby gives them. Plain
+Python (no pandas, no numpy), for :mod:`harness.summary`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from operator import itemgetter, methodcaller
+from typing import Any
+
+Row = Mapping[str, Any]
+#: Columns by name, each a list of one value per row (per puzzle, after :func:`reduce`).
+Columns = dict[str, list[Any]]
+#: What identifies one puzzle's rows of one backend (their repeats).
+PUZZLE_KEYS = ("dataset", "line", "puzzle", "backend")
+#: Columns a puzzle takes from its first row (by repeat) that has them.
+FIRST = ("status", "size", "givens", "solutions", "message", "tier")
+#: The cells pandas' ``read_csv`` reads as missing (``pandas._libs.parsers.STR_NA_VALUES``).
+NA_TEXT = frozenset(
+    (
+        *("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND"),
+        *("1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"),
+    )
+)
+NAN = math.nan  # one object, so that a missing key compares equal to itself in a dict
+
+
+def missing(value: object) -> bool:
+    """None, NaN, or another value unequal to itself (pandas' NA, NaT): unknown."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except TypeError:  # pandas.NA: its comparisons give NA, which has no truth value
+        return True
+
+
+def number(value: object) -> float:
+    """A cell of a numeric column as a float: NaN where it is empty or unknown."""
+    if value.__class__ is float:
+        return value  # type: ignore[return-value]
+    if value is None or value == "":
+        return NAN
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):  # "NA" and the like; pandas' NA
+        return NAN
+
+
+def names_of(rows: Sequence[Row]) -> list[str]:
+    """Every column of ``rows``, in order of first appearance (a run that met a native
+    statistic late wrote its earlier rows without it, never with fewer of the others)."""
+    seen: dict[str, None] = {}
+    for width in sorted(set(map(len, rows))):
+        seen.update(dict.fromkeys(next(row for row in rows if len(row) == width)))
+    return list(seen)
+
+
+def columns_of(rows: Sequence[Row], names: Sequence[str]) -> Columns:
+    """The cells of ``rows`` in each of ``names`` (None where a row lacks the column)."""
+    if not rows or not names:
+        return {c: [] for c in names}
+    narrowest = min(set(map(len, rows)))
+    common = [c for c in names if c in next(r for r in rows if len(r) == narrowest)]
+    table: Columns = {}
+    try:  # the columns every row has (those the run met first), transposed in one go
+        if len(common) == 1:
+            table[common[0]] = list(map(itemgetter(common[0]), rows))
+        elif common:
+            cells = zip(*map(itemgetter(*common), rows), strict=True)
+            table.update(zip(common, map(list, cells), strict=True))
+    except KeyError:  # rows of other shapes
+        common = []
+    for c in names:
+        if c not in common:
+            table[c] = list(map(methodcaller("get", c), rows))
+    return {c: table[c] for c in names}
+
+
+def parsed(values: list[Any]) -> list[float] | None:
+    """A column's cells as floats (NaN where unknown), or None unless pandas would read
+    the column as numbers."""
+    try:
+        return list(map(float, values))
+    except (TypeError, ValueError):  # an empty cell, None, "NA", or text
+        pass
+    floats: dict[object, float] = {}
+    for value in set(values):
+        if isinstance(value, str):
+            if value in NA_TEXT:
+                floats[value] = NAN
+                continue
+            try:
+                floats[value] = float(value)
+            except ValueError:
+                return None
+        elif value is None or value != value:
+            floats[value] = NAN
+        elif isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        else:
+            floats[value] = float(value)
+    return list(map(floats.__getitem__, values))
+
+
+def _numbers(values: list[Any]) -> list[float]:
+    """A numeric column's cells as floats, NaN where unknown (or not a number)."""
+    floats = parsed(values)
+    return [number(v) for v in values] if floats is None else floats
+
+
+def _knowns(values: list[Any]) -> list[Any]:
+    """A column's cells, None where unknown."""
+    return [None if v in NA_TEXT or v != v else v for v in values]
+
+
+def median(values: list[float]) -> float:
+    """The median of the known values (NaN if none), as pandas' median."""
+    ordered = sorted(v for v in values if v == v)
+    n = len(ordered)
+    if not n:
+        return NAN
+    half = n // 2
+    return ordered[half] if n % 2 else (ordered[half - 1] + ordered[half]) / 2
+
+
+def sort_key(value: object) -> tuple:
+    """A sort key that puts unknown values last, as pandas does."""
+    return (True,) if missing(value) else (False, value)
+
+
+def typed(values: Iterable[object]) -> dict[object, object]:
+    """Each distinct value of a key column, typed as ``read_csv`` types it: a column of
+    text that is all numbers is numbers (ints if it can be), unknown cells are NaN."""
+    distinct = set(values)
+    typed = {v: NAN if missing(v) or (isinstance(v, str) and v in NA_TEXT) else v for v in distinct}
+    texts = [v for v, t in typed.items() if isinstance(t, str)]
+    if texts and len(texts) == sum(1 for t in typed.values() if not missing(t)):
+        for kind in (int, float):
+            try:
+                typed.update({t: kind(t) for t in texts})
+                break
+            except ValueError:
+                continue
+    return typed
+
+
+def typed_column(values: list[Any]) -> list[Any]:
+    """A key column's values typed as :func:`typed` types them."""
+    return list(map(typed(values).__getitem__, values))
+
+
+def column(table: Columns, name: str, default: object = None) -> list[Any]:
+    """``table``'s column ``name``, or ``default`` in every row where it has none."""
+    found = table.get(name)
+    if found is not None:
+        return found
+    return [default] * len(next(iter(table.values()), []))
+
+
+def indexes(keys: list[tuple], rows: Iterable[int]) -> dict[tuple, list[int]]:
+    """The indexes of ``rows`` by their ``keys``, in order of first appearance."""
+    groups: dict[tuple, list[int]] = {}
+    for i in rows:
+        group = groups.get(keys[i])
+        if group is None:
+            groups[keys[i]] = [i]
+        else:
+            group.append(i)
+    return groups
+
+
+def reduce(raw: Columns, numeric: Sequence[str], first: Sequence[str] = FIRST) -> Columns:
+    """One row per (dataset, line, puzzle, backend) of the rows in ``raw`` (see
+    :func:`columns_of`), in order of first appearance by repeat: the median of each
+    ``numeric`` column over the repeats, and of each ``first`` column the first known
+    value by repeat (the status of repeat 0)."""
+    keys = list(zip(*(column(raw, k) for k in PUZZLE_KEYS), strict=True))
+    repeats = column(raw, "repeat")
+    by_repeat = len(set(repeats)) > 1
+    if not by_repeat and len(set(keys)) == len(keys):  # one row per puzzle: nothing to reduce
+        puzzles = {k: column(raw, k) for k in PUZZLE_KEYS}
+        puzzles.update({c: _numbers(column(raw, c)) for c in numeric})
+        puzzles.update({c: _knowns(column(raw, c)) for c in first})
+        return puzzles
+    order: Iterable[int] = range(len(keys))
+    if by_repeat:
+        ranks = _numbers(repeats)
+        known = not any(map(math.isnan, ranks))
+        order = sorted(order, key=ranks.__getitem__ if known else lambda i: sort_key(ranks[i]))
+    groups = indexes(keys, order)
+    transposed = list(zip(*groups, strict=True)) or [()] * len(PUZZLE_KEYS)
+    puzzles = {k: list(v) for k, v in zip(PUZZLE_KEYS, transposed, strict=True)}
+    buckets = _buckets(list(groups.values()))
+    for c in numeric:
+        puzzles[c] = _per_group(_numbers(column(raw, c)), buckets, len(groups), _medians)
+    for c in first:
+        puzzles[c] = _per_group(_knowns(column(raw, c)), buckets, len(groups), _firsts)
+    return puzzles
+
+
+Bucket = tuple[list[int], list[tuple[int, ...]]]
+
+
+def _buckets(groups: list[list[int]]) -> dict[int, Bucket]:
+    """The groups by size (a puzzle's repeat count): the groups' positions, and their row
+    indexes as columns (the first row of each group, the second...)."""
+    positions: dict[int, list[int]] = {}
+    for position, group in enumerate(groups):
+        positions.setdefault(len(group), []).append(position)
+    return {
+        size: (where, list(zip(*(groups[p] for p in where), strict=True)))
+        for size, where in positions.items()
+    }
+
+
+def _per_group(
+    values: list[Any],
+    buckets: Mapping[int, Bucket],
+    count: int,
+    reduce_cells: Callable[[list[list[Any]]], list[Any]],
+) -> list[Any]:
+    """One value per group: ``reduce_cells`` of the group's cells, bucket by bucket (the
+    cells as columns: the groups' first values, their second values...)."""
+    out: list[Any] = [None] * count
+    for where, indexes in buckets.values():
+        cells = [list(map(values.__getitem__, column)) for column in indexes]
+        reduced = reduce_cells(cells)
+        if len(where) == count:
+            return reduced
+        for position, value in zip(where, reduced, strict=True):
+            out[position] = value
+    return out
+
+
+def _medians(cells: list[list[float]]) -> list[float]:
+    """The median of each group (NaN skipped), from its values as columns."""
+    size, half = len(cells), len(cells) // 2
+    if size == 1:
+        return cells[0]
+    unknown = list(map(sum, zip(*(map(math.isnan, column) for column in cells), strict=True)))
+    ordered = map(sorted, zip(*cells, strict=True))  # wrong where NaN is: replaced below
+    if size % 2:
+        medians = list(map(itemgetter(half), ordered))
+    else:
+        medians = [(group[half - 1] + group[half]) / 2 for group in ordered]
+    if any(unknown):  # a statistic is mostly reported on every repeat of a puzzle, or on none
+        for i, k in enumerate(unknown):
+            if k:
+                medians[i] = NAN if k == size else median([c[i] for c in cells])
+    return medians
+
+
+def _firsts(cells: list[list[Any]]) -> list[Any]:
+    """The first known value of each group (None if none), from its values as columns."""
+    if None not in cells[0]:
+        return cells[0]
+    return [next((v for v in group if v is not None), None) for group in zip(*cells, strict=True)]
