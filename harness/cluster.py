@@ -4,7 +4,8 @@ What stays in the harness process: planning, the independent check of every answ
 (:func:`harness.judge.judge`), the cross-check, the resume keys and the CSV writer. Only
 the harness process writes the CSV. What goes to the cluster: *chunks*, each a list of
 tasks of one backend, sized to about :data:`CHUNK_TARGET_S` of solving from the times seen
-so far, through a bounded window of futures. Rows are written as chunks come back.
+so far and smaller and smaller once the end of the work is in sight (:class:`Chunker`),
+through a bounded window of futures. Rows are written as chunks come back.
 
 How a Dask worker runs a chunk: in the harness's own :class:`~harness.worker.WorkerPool`
 (one solver process per Dask worker thread, kept warm across chunks), so every solve still
