@@ -4,7 +4,8 @@ What stays in the harness process: planning, the independent check of every answ
 (:func:`harness.judge.judge`), the cross-check, the resume keys and the CSV writer. Only
 the harness process writes the CSV. What goes to the cluster: *chunks*, each a list of
 tasks of one backend, sized to about :data:`CHUNK_TARGET_S` of solving from the times seen
-so far, through a bounded window of futures. Rows are written as chunks come back.
+so far and smaller and smaller once the end of the work is in sight (:class:`Chunker`),
+through a bounded window of futures. Rows are written as chunks come back.
 
 How a Dask worker runs a chunk: in the harness's own :class:`~harness.worker.WorkerPool`
 (one solver process per Dask worker thread, kept warm across chunks), so every solve still
@@ -24,27 +25,36 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import multiprocessing
+import pickle
 import socket
 import threading
-from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from backends.base import Status
 from backends.errors import SudokuError
+from backends.puzzle import Puzzle
 from harness import provenance
 from harness.worker import Outcome, Task, WorkerPool
+from harness.worker.wire import WireTask, compact
 
 INSTALL_HINT = "pip install 'sudoku-harness[dask]'"
 #: Seconds to wait for a scheduler to answer, and for its first worker to join.
 CONNECT_TIMEOUT_S = 5.0
-#: Seconds of solving one chunk aims at (see :func:`chunk_size`).
-CHUNK_TARGET_S = 1.0
+#: Seconds of solving one chunk aims at, and the least the last chunks shrink to
+#: (see :class:`Chunker`).
+CHUNK_TARGET_S, MIN_CHUNK_S = 1.0, 0.05
 #: Tasks in a chunk of a backend not timed yet, and the most in any chunk.
 FIRST_CHUNK, MAX_CHUNK = 4, 4096
+#: Full chunks per worker thread drawn ahead of those sent, and the most tasks drawn ahead.
+LOOKAHEAD_CHUNKS, MAX_LOOKAHEAD = 4, 65536
+#: Tasks drawn ahead between two looks at whether a chunk came back.
+DRAW_STEP = 256
 #: Chunks in flight per Dask worker thread: one running, one queued behind it.
 WINDOW_PER_THREAD = 2
 #: What a Dask worker started by hand needs, for the message that refuses it.
@@ -186,10 +196,15 @@ def _comparable(key: str, value: Any) -> Any:
 _local = threading.local()
 
 
-def run_chunk(tasks: list[Task], memory_limit_mib: float | None) -> tuple[str, list[Outcome]]:
-    """Run on a Dask worker: solve ``tasks`` in this thread's warm pool; outcomes in order.
+def run_chunk(sent: bytes, memory_limit_mib: float | None) -> bytes:
+    """Run on a Dask worker: solve the pickled tasks in this thread's warm pool; their
+    outcomes, in order and naming this host, pickled.
 
-    Each task's ``tag`` is its index in the chunk (the harness keeps the real tags).
+    Both cross the cluster in the form they take on the worker pool's pipes (see
+    :mod:`harness.worker.wire`): plain tuples, digits as bytes, here pickled into one
+    ``bytes`` each way. Dask would serialize a list item by item (a ~10,000-row chunk of
+    fast solves took 50 ms of the worker's event loop), and Task and Outcome objects cost
+    ~10 times as much to pickle as their plain tuples.
     """
     if multiprocessing.current_process().daemon:
         raise ClusterError(f"this Dask worker is daemonic; start it with {DAEMON_SETTING}")
@@ -198,20 +213,109 @@ def run_chunk(tasks: list[Task], memory_limit_mib: float | None) -> tuple[str, l
         if pool is not None:
             pool.close()
         pool = _local.pool = WorkerPool(1, memory_limit_mib)
-    outcomes: list[Outcome] = [Outcome(Status.ERROR, "not run")] * len(tasks)
+    wire: list[WireTask] = pickle.loads(sent)
+    tasks = [
+        Task(spec, Puzzle(box, tuple(cells)), limit, timeout, i)
+        for i, (spec, box, cells, limit, timeout) in enumerate(wire)
+    ]
+    host = socket.gethostname()
+    outcomes: list[tuple[Any, ...]] = [Outcome(Status.ERROR, "not run").wire()] * len(tasks)
     for task, outcome in pool.run(tasks):
-        outcomes[task.tag] = outcome
-    return socket.gethostname(), outcomes
+        solution = None if outcome.solution is None else compact(outcome.solution)
+        outcomes[task.tag] = outcome._replace(solution=solution, host=host).wire()
+    return pickle.dumps(outcomes, pickle.HIGHEST_PROTOCOL)
 
 
 # --- in the harness process ---
 
 
-def chunk_size(mean_s: float | None) -> int:
-    """Tasks per chunk: about CHUNK_TARGET_S of solving at ``mean_s`` a task."""
-    if mean_s is None:
-        return FIRST_CHUNK
-    return max(1, min(MAX_CHUNK, int(CHUNK_TARGET_S / max(mean_s, 1e-6))))
+class Chunker:
+    """Cuts the tasks, drawn lazily, into chunks of one backend each (guided self-scheduling).
+
+    A chunk is :data:`CHUNK_TARGET_S` of solving at the backend's mean time per task seen so
+    far (:data:`FIRST_CHUNK` tasks while none is known). Tasks are drawn ahead of the chunks
+    (:data:`LOOKAHEAD_CHUNKS` full chunks per worker thread), so the end of the work is seen
+    while the workers are still busy: from then on each chunk is the left-over solving split
+    ``2 x threads`` ways, down to :data:`MIN_CHUNK_S`, and the last chunks finish close
+    together instead of one worker solving a whole chunk while the others idle.
+    """
+
+    def __init__(self, tasks: Iterable[Task], threads: int) -> None:
+        self._source: Iterator[Task] | None = iter(tasks)  # None once drawn to the end
+        self._threads = threads
+        self._buffers: dict[str, deque[tuple[int, Task]]] = defaultdict(deque)  # per backend
+        self._drawn = 0  # tasks drawn so far, the order of the next one
+        self._buffered = 0  # tasks drawn and not handed out
+        #: Whether tasks have been drawn ahead (see :meth:`draw_ahead`) yet.
+        self.ahead = False
+        self._seconds: dict[str, float] = defaultdict(float)  # solving seen, per backend
+        self._count: dict[str, int] = defaultdict(int)
+
+    def learn(self, spec: str, outcomes: Iterable[Outcome]) -> None:
+        """Count the solving times of a chunk of ``spec`` that came back."""
+        for outcome in outcomes:
+            if outcome.wall_s is not None:  # None: not solved there (a lost chunk)
+                self._seconds[spec] += outcome.wall_s
+                self._count[spec] += 1
+
+    def mean(self, spec: str) -> float | None:
+        """Seconds a task of ``spec`` takes, or None before one came back."""
+        return max(self._seconds[spec] / self._count[spec], 1e-6) if self._count[spec] else None
+
+    def size(self, spec: str) -> int:
+        """Tasks in the next chunk of ``spec``."""
+        mean = self.mean(spec)
+        if mean is None:
+            return FIRST_CHUNK
+        seconds = CHUNK_TARGET_S
+        if self._source is None:  # the end is in sight: split what is left
+            left = sum(len(b) * (self.mean(s) or mean) for s, b in self._buffers.items())
+            seconds = min(seconds, max(MIN_CHUNK_S, left / (2 * self._threads)))
+        return max(1, min(MAX_CHUNK, math.ceil(seconds / mean)))
+
+    def _oldest(self) -> str | None:
+        """The backend of the earliest task not sent yet (tasks go in about their order)."""
+        heads = [(b[0][0], spec) for spec, b in self._buffers.items() if b]
+        return min(heads)[1] if heads else None
+
+    def _draw(self) -> bool:
+        """One more task into its backend's buffer; False at the end of the tasks."""
+        task = next(self._source, None) if self._source is not None else None
+        if task is None:
+            self._source = None
+            return False
+        self._buffers[task.backend].append((self._drawn, task))
+        self._drawn += 1
+        self._buffered += 1
+        return True
+
+    def next(self) -> list[Task] | None:
+        """The next chunk, or None when every task has been handed out."""
+        spec = self._oldest()
+        while spec is None or len(self._buffers[spec]) < self.size(spec):
+            if not self._draw():
+                break
+            spec = spec or self._oldest()
+        if spec is None:
+            return None
+        buffer, size = self._buffers[spec], self.size(spec)
+        chunk = [buffer.popleft()[1] for _ in range(min(size, len(buffer)))]
+        self._buffered -= len(chunk)
+        return chunk
+
+    def draw_ahead(self, stop: Callable[[], bool]) -> None:
+        """Draw tasks ahead of the chunks, to see the end of the work in time; in steps,
+        until ``stop()`` says a worker waits for this process."""
+        known = [mean for mean in map(self.mean, self._buffers) if mean is not None]
+        ahead = MAX_LOOKAHEAD
+        if known:
+            size = math.ceil(CHUNK_TARGET_S / min(known))
+            ahead = min(LOOKAHEAD_CHUNKS * self._threads * size, ahead)
+        while self._buffered < ahead and self._source is not None and not stop():
+            for _ in range(DRAW_STEP):
+                if not self._draw():
+                    break
+        self.ahead = bool(known) and (self._buffered >= ahead or self._source is None)
 
 
 class ClusterPool:
@@ -225,69 +329,64 @@ class ClusterPool:
         #: Dask worker threads: each runs one solver process at a time.
         self.threads = sum(client.nthreads().values()) or 1
         self.window = WINDOW_PER_THREAD * self.threads
-        self._seconds: dict[str, float] = defaultdict(float)  # per backend spec
-        self._count: dict[str, int] = defaultdict(int)
-
-    def _mean(self, spec: str) -> float | None:
-        return self._seconds[spec] / self._count[spec] if self._count[spec] else None
-
-    def _learn(self, spec: str, outcomes: Iterable[Outcome]) -> None:
-        for outcome in outcomes:
-            self._seconds[spec] += outcome.wall_s or 0.0
-            self._count[spec] += 1
-
-    def _chunks(self, tasks: Iterator[Task]) -> Iterator[list[Task]]:
-        """Tasks grouped by backend, each group cut when it reaches its chunk size."""
-        buffers: dict[str, list[Task]] = defaultdict(list)
-        for task in tasks:
-            buffer = buffers[task.backend]
-            buffer.append(task)
-            if len(buffer) >= chunk_size(self._mean(task.backend)):
-                yield buffers.pop(task.backend)
-        yield from (buffer for buffer in buffers.values() if buffer)
 
     def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
         """Run ``tasks`` (drawn lazily) on the cluster; yield each with its outcome."""
         distributed = _dask()
-        chunks = self._chunks(iter(tasks))
+        chunker = Chunker(tasks, self.threads)
         in_flight = distributed.as_completed()
         submitted: dict[Any, list[Task]] = {}
+        probes: set[Any] = set()  # chunks of a backend not timed yet, in flight
 
         def submit() -> bool:
-            chunk = next(chunks, None)
+            chunk = chunker.next()
             if chunk is None:
                 return False
-            wire = [Task(t.backend, t.puzzle, t.limit, t.timeout, i) for i, t in enumerate(chunk)]
-            future = self.client.submit(run_chunk, wire, self.memory_limit_mib, pure=False)
+            sent = pickle.dumps([task.wire() for task in chunk], pickle.HIGHEST_PROTOCOL)
+            future = self.client.submit(run_chunk, sent, self.memory_limit_mib, pure=False)
             submitted[future] = chunk
+            if chunker.mean(chunk[0].backend) is None:
+                probes.add(future)
             in_flight.add(future)
             return True
 
-        try:
-            while len(submitted) < self.window and submit():
+        def fill() -> None:
+            # A chunk queued at a worker stays there: until the tasks have been drawn
+            # ahead (the end is in sight), one timed chunk per thread, none queued early.
+            while (
+                len(submitted) < self.window
+                if chunker.ahead
+                else len(submitted) - len(probes) < self.threads
+            ) and submit():
                 pass
+
+        try:
+            for _ in range(self.threads):  # a small chunk each: its times size the next
+                submit()
+            chunker.draw_ahead(in_flight.has_ready)
             for future in in_flight:
                 chunk = submitted.pop(future)
-                yield from self._collect(future, chunk)
-                while len(submitted) < self.window and submit():
-                    pass
+                probes.discard(future)
+                outcomes = self._outcomes(future, chunk)
+                chunker.learn(chunk[0].backend, outcomes)
+                fill()  # before the rows: the workers solve on while they are written
+                yield from zip(chunk, outcomes, strict=True)
+                chunker.draw_ahead(in_flight.has_ready)
+                fill()
         finally:
             for future in submitted:
                 future.cancel()
 
-    def _collect(self, future: Any, chunk: list[Task]) -> Iterator[tuple[Task, Outcome]]:
+    def _outcomes(self, future: Any, chunk: list[Task]) -> list[Outcome]:
         """The chunk's outcomes; a chunk the cluster could not run gives ERROR outcomes."""
         distributed = _dask()
         try:
-            host, outcomes = future.result()
+            return [Outcome.received(wire) for wire in pickle.loads(future.result())]
         except distributed.KilledWorker as exc:
             message = f"the Dask workers running this chunk died ({exc})"
-            host, outcomes = "", [Outcome(Status.ERROR, message) for _ in chunk]
+            return [Outcome(Status.ERROR, message, host="") for _ in chunk]
         except ClusterError:
             raise
         except Exception as exc:  # the cluster's own failure (lost scheduler, ...): stop here
             message = f"the Dask cluster failed a chunk: {type(exc).__name__}: {exc}"
             raise ClusterError(message) from None
-        self._learn(chunk[0].backend, outcomes)
-        for task, outcome in zip(chunk, outcomes, strict=True):
-            yield task, outcome._replace(host=host)

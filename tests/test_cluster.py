@@ -18,8 +18,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from backends.base import Status
 from harness.cli import EXIT_USAGE, main
+from harness.cluster import CHUNK_TARGET_S, FIRST_CHUNK, MIN_CHUNK_S, Chunker
 from harness.results import read_rows, row_key
+from harness.worker import Outcome, Task
 from tests.conftest import pattern_puzzle
 from tests.puzzles import PROJECT_DATASETS
 
@@ -225,3 +228,44 @@ def test_local_cluster_run_records_every_host(tmp_path: Path) -> None:
     host = meta["hosts"][socket.gethostname()]
     assert ("local:2", [], 2) == (meta["cluster"], meta["hosts_differ"], meta["jobs"])
     assert meta["packages"] == host["packages"]
+
+
+def _chunker_tasks(count: int, specs: tuple[str, ...] = ("mrv",)) -> list[Task]:
+    puzzle = pattern_puzzle(3, 2)
+    return [Task(spec, puzzle, tag=(spec, i)) for i in range(count) for spec in specs]
+
+
+def _timed(chunk: list[Task], seconds: float) -> list[Outcome]:
+    return [Outcome(Status.SOLVED, wall_s=seconds) for _ in chunk]
+
+
+def test_chunker_hands_out_every_task_once_per_backend_in_order() -> None:
+    """Two backends' tasks come back in chunks of one backend each, every task once, in order."""
+    tasks = _chunker_tasks(500, ("mrv", "dlx"))
+    chunker = Chunker(tasks, threads=2)
+    chunks = []
+    while (chunk := chunker.next()) is not None:
+        chunks.append(chunk)
+        chunker.learn(chunk[0].backend, _timed(chunk, 0.001))
+        chunker.draw_ahead(lambda: False)
+    assert all(len({t.backend for t in chunk}) == 1 for chunk in chunks)
+    handed = [t for chunk in chunks for t in chunk]
+    for spec in ("mrv", "dlx"):
+        expected = [t.tag for t in tasks if t.backend == spec]
+        assert expected == [t.tag for t in handed if t.backend == spec]
+
+
+def test_chunker_sizes_from_times_and_shrinks_the_last_chunks() -> None:
+    """A probe of FIRST_CHUNK tasks, then CHUNK_TARGET_S of solving, then smaller ones."""
+    chunker = Chunker(_chunker_tasks(10_000), threads=2)
+    probe = chunker.next()
+    chunker.learn("mrv", _timed(probe, 0.001))  # 1 ms a task: 1,000 in a full chunk
+    chunker.draw_ahead(lambda: False)
+    sizes = [len(probe)]
+    while (chunk := chunker.next()) is not None:
+        sizes.append(len(chunk))
+    assert FIRST_CHUNK == sizes[0]
+    assert round(CHUNK_TARGET_S / 0.001) == sizes[1]
+    assert sizes[-2] < sizes[1] / 10  # the end is split between the threads
+    assert max(1, round(MIN_CHUNK_S / 0.001)) >= min(sizes[1:-1])
+    assert 10_000 == sum(sizes)
