@@ -36,7 +36,7 @@ from harness.results import (
     exclusive,
     row_key,
 )
-from harness.worker import Task, WorkerPool, import_in_background
+from harness.worker import Task, WorkerPool
 
 if TYPE_CHECKING:
     from harness.cluster import ClusterPool, ClusterTarget
@@ -250,16 +250,12 @@ def run(
     records: Sequence[PuzzleRecord],
     config: RunConfig,
     progress: Callable[[int, dict[str, Any] | None], None] | None = None,
-    background_imports: Sequence[str] = (),
 ) -> RunResult:
     """Run every planned solve, append each checked row to ``config.out`` as it finishes.
 
     The CSV is locked for the run (a second run on it is refused) and checked by
     :func:`check_out` under the lock. ``progress(steps, row)`` is called as rows finish
-    (``row`` is None for a row a resumed run already had). ``background_imports`` names
-    modules the caller needs once the run is over; they load in a thread while the workers
-    solve (see
-    :func:`harness.worker.import_in_background`).
+    (``row`` is None for a row a resumed run already had).
     """
     config.out.parent.mkdir(parents=True, exist_ok=True)
     gc.freeze()  # what lives through the run (modules, puzzles): out of the collector's sight
@@ -272,9 +268,7 @@ def run(
             meta_path = provenance.meta_path_for(config.out)
             end = provenance.BackgroundCalibration()  # see _solve_all for when it starts
             with executor(config, meta) as pool:  # writes the metadata
-                result = _solve_all(
-                    records, config, existing, progress, background_imports, pool, end
-                )
+                result = _solve_all(records, config, existing, progress, pool, end)
             meta.update(
                 finished=provenance.now_iso(), complete=True, cross_checked=result.cross_checked
             )
@@ -333,7 +327,6 @@ def _solve_all(
     config: RunConfig,
     existing: tuple[list[str], list[dict[str, str]]] | None,
     progress: Callable[[int, dict[str, Any] | None], None] | None,
-    background_imports: Sequence[str],
     pool: WorkerPool | ClusterPool,
     end: provenance.BackgroundCalibration,
 ) -> RunResult:
@@ -373,9 +366,6 @@ def _solve_all(
 
         answers = pool.run(todo(), idle=writer.waiting) if local else pool.run(todo())
         for task, outcome in answers:
-            if background_imports:  # once the workers have started (forks wait for it)
-                import_in_background(*background_imports)
-                background_imports = ()
             record, repeat, warmup = task.tag
             if warmup:
                 continue

@@ -7,13 +7,11 @@
 - :mod:`harness.worker.handle`: the parent's handle on one worker process: clocks, memory,
   stop and kill, with every process it started;
 - :mod:`harness.worker.pool`: :class:`WorkerPool`, the parent's side: which worker gets
-  which task, time and memory limits, replacements, broken warm-ups;
-- :mod:`harness.worker.imports`: imports the parent runs while its workers solve.
+  which task, time and memory limits, replacements, broken warm-ups.
 """
 
 from harness.worker.handle import kill_grace
-from harness.worker.imports import import_in_background
 from harness.worker.pool import WorkerPool
 from harness.worker.wire import Outcome, Task
 
-__all__ = ["Outcome", "Task", "WorkerPool", "import_in_background", "kill_grace"]
+__all__ = ["Outcome", "Task", "WorkerPool", "kill_grace"]

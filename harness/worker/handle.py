@@ -17,7 +17,6 @@ from collections import deque
 from typing import Any
 
 from harness.worker.child import worker_main
-from harness.worker.imports import join_background_imports
 from harness.worker.wire import Outcome, Task
 
 #: Seconds between SIGTERM and SIGKILL when a worker is stopped.
@@ -107,7 +106,6 @@ class WorkerHandle:
     """
 
     def __init__(self, ctx: Any, log: str = os.devnull) -> None:
-        join_background_imports()  # never fork while another thread may hold an import lock
         # one pipe each way: a one-way pipe is cheaper per message than a duplex socket
         child_tasks, self.tasks = ctx.Pipe(duplex=False)
         self.results, child_results = ctx.Pipe(duplex=False)
