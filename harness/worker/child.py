@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import faulthandler
 import os
-import select
 import signal
 import sys
 from multiprocessing.connection import Connection
@@ -19,7 +18,7 @@ from typing import Any
 
 from backends.base import Status
 from harness.worker.measure import WorkerState, measure, perf_counter, warm_up
-from harness.worker.wire import Outcome, Ready, Warming
+from harness.worker.wire import Outcome, Ready, Warming, readable
 
 ANSWERED = (Status.SOLVED, Status.UNSAT)
 #: A worker sends what it has done at least this often (seconds) while it has tasks.
@@ -93,10 +92,9 @@ def worker_main(
     done: list[Any] = []  # answers not yet sent
     sent_at = perf_counter()
     started = 0
-    incoming = [tasks.fileno()]
     try:
         while True:
-            if done and not select.select(incoming, (), (), 0)[0]:  # about to wait: send
+            if done and not readable(tasks):  # about to wait for tasks: send what is done
                 send(done)
                 done, sent_at = [], perf_counter()
             batch = tasks.recv()
@@ -119,7 +117,7 @@ def worker_main(
                 else:
                     outcome = measure(wire, state)
                     done.append(outcome.wire())
-                    now = outcome.done_at or now
+                    now = perf_counter()
                     stale = getattr(state.cache.get(key[0]), "stale", 0)
                     if outcome.status not in ANSWERED and stale:
                         state.warmed.discard(key)  # its process is gone: restart it untimed

@@ -16,9 +16,7 @@ from collections.abc import Callable
 from backends import make_backend
 from backends.base import Backend, SolveResult, Status
 from backends.puzzle import Puzzle
-from harness.worker.wire import Outcome, WireTask, compact
-
-_make = Outcome._make  # ~0.3 us, against ~2.5 us for Outcome(...) with its defaults
+from harness.worker.wire import Outcome, WireTask, compact, make_outcome
 
 perf_counter = time.perf_counter
 process_time = time.process_time
@@ -177,8 +175,7 @@ def measure(wire: WireTask, state: WorkerState) -> Outcome:
         if undeclared:
             raise ValueError(f"native statistic {min(undeclared)!r} is not in native_counters")
         solution = result.solution
-        done = perf_counter()
-        return _make(
+        return make_outcome(
             (
                 result.status,
                 result.message,
@@ -189,8 +186,7 @@ def measure(wire: WireTask, state: WorkerState) -> Outcome:
                 result.backtracks,
                 tuple(native.items()),
                 *times,
-                done - begin,
-                done,
+                perf_counter() - begin,
                 None,
             )
         )
@@ -198,6 +194,6 @@ def measure(wire: WireTask, state: WorkerState) -> Outcome:
         status, message = Status.MEMOUT, "MemoryError inside the backend"
     except Exception as exc:
         status, message = Status.ERROR, describe(exc)
-    done = perf_counter()
     measured = times or (None,) * 5
-    return Outcome(status, message, None, None, None, None, None, (), *measured, done - begin, done)
+    wall = perf_counter() - begin
+    return Outcome(status, message, None, None, None, None, None, (), *measured, wall)

@@ -36,13 +36,13 @@ import select
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import wait
 from pathlib import Path
 
 from backends.base import Status
 from harness.humanize import seconds
 from harness.worker.handle import MEMORY_POLL_S, WorkerHandle, describe_death
-from harness.worker.wire import Outcome, Task, Warming
+from harness.worker.wire import Outcome, Task, Warming, readable
 
 #: Most tasks queued at one worker.
 MAX_DEPTH = 256
@@ -260,7 +260,7 @@ class WorkerPool:
             if len(worker.inflight) < worker.depth(self.depth) // 2:
                 self._refill(worker, pending)  # keep it busy while the caller handles these
             yield from answers
-            if not worker.inflight or not _readable(worker.results):
+            if not worker.inflight or not readable(worker.results):
                 return
 
     def _died(self, worker: WorkerHandle, pending: _Feed) -> tuple[Task, Outcome]:
@@ -275,12 +275,6 @@ class WorkerPool:
         if warming:
             return task, self._warmup_failed(task, message)
         return task, _killed(Status.ERROR, message, elapsed)
-
-
-def _readable(connection: Connection) -> bool:
-    """Whether a message waits in ``connection``: one select(2), where
-    ``Connection.poll`` builds a selector each time (~10 us)."""
-    return bool(select.select((connection,), (), (), 0)[0])
 
 
 def _killed(status: Status, message: str, elapsed: float, rss: float | None = None) -> Outcome:
