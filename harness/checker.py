@@ -16,17 +16,24 @@ from operator import add, itemgetter
 
 
 @cache
+def _unit_cells(n: int) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Every unit of an ``n`` x ``n`` grid, as its name and its cells: row, column and box
+    ``i`` for each ``i`` in turn."""
+    box = isqrt(n)
+    units: list[tuple[str, tuple[int, ...]]] = []
+    for i in range(n):
+        units.append((f"row {i + 1}", tuple(i * n + c for c in range(n))))
+        units.append((f"column {i + 1}", tuple(r * n + i for r in range(n))))
+        top, left = (i // box) * box, (i % box) * box
+        cells = tuple((top + dr) * n + left + dc for dr in range(box) for dc in range(box))
+        units.append((f"box {i + 1}", cells))
+    return tuple(units)
+
+
+@cache
 def _units(n: int) -> tuple[tuple[str, Callable[[Sequence[int]], tuple[int, ...]]], ...]:
     """Every unit of an ``n`` x ``n`` grid: its name and a getter of its ``n`` values."""
-    box = isqrt(n)
-    units: list[tuple[str, list[int]]] = []
-    for i in range(n):
-        units.append((f"row {i + 1}", [i * n + c for c in range(n)]))
-        units.append((f"column {i + 1}", [r * n + i for r in range(n)]))
-        top, left = (i // box) * box, (i % box) * box
-        cells = [(top + dr) * n + left + dc for dr in range(box) for dc in range(box)]
-        units.append((f"box {i + 1}", cells))
-    return tuple((name, itemgetter(*cells)) for name, cells in units)
+    return tuple((name, itemgetter(*cells)) for name, cells in _unit_cells(n))
 
 
 @cache
@@ -34,11 +41,12 @@ def _placements(n: int) -> tuple[tuple[tuple[int, ...], ...], frozenset[int]]:
     """For the quick test of :func:`check_solution`: for rows, columns and boxes, per cell
     an offset that makes ``offset + value`` name (unit, value); and the digits 1..n. A grid
     whose values are digits fills every unit of a kind iff its n**2 sums are distinct."""
-    box = isqrt(n)
-    cells = [(r, c) for r in range(n) for c in range(n)]
-    kinds = (lambda r, c: r, lambda r, c: c, lambda r, c: (r // box) * box + c // box)
-    offsets = tuple(tuple(unit(r, c) * (n + 1) for r, c in cells) for unit in kinds)
-    return offsets, frozenset(range(1, n + 1))
+    offsets = [[0] * (n * n) for _ in range(3)]  # rows, columns, boxes
+    for position, (_, cells) in enumerate(_unit_cells(n)):
+        kind, index = position % 3, position // 3
+        for cell in cells:
+            offsets[kind][cell] = index * (n + 1)
+    return tuple(map(tuple, offsets)), frozenset(range(1, n + 1))
 
 
 def check_solution(givens: Sequence[int], answer: Sequence[int] | None) -> str | None:
