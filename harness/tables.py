@@ -91,11 +91,6 @@ def summary(frame: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFram
     return pd.DataFrame(table)
 
 
-def by_speed(table: pd.DataFrame, within: Sequence[str]) -> pd.DataFrame:
-    """:func:`harness.summary.by_speed` of a table with an ``_answered`` column."""
-    return table if table.empty else pd.DataFrame(plain_summary.by_speed(_rows(table), within))
-
-
 def native_summary(frame: pd.DataFrame) -> pd.DataFrame:
     """Medians of each backend's native statistics (columns it does not report are dropped)."""
     native = [c for c in frame.columns if _is_native(frame, c)]
@@ -110,11 +105,6 @@ def summary_by_tier(
     """:func:`harness.summary.summary_by_tier`: the table per backend x dataset x tier."""
     puzzles = _puzzles(frame, plain_summary.SUMMARY_NUMERIC)
     return pd.DataFrame(plain_summary.summary_by_tier(puzzles, tiers, order))
-
-
-def printable(table: pd.DataFrame) -> tuple[list[str], list[list[str]], str]:
-    """:func:`harness.render.printable` of ``table``."""
-    return printed.printable(table.to_dict("records"))
 
 
 def render(table: pd.DataFrame, width: int | None = WIDTH) -> str:
