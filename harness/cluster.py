@@ -215,7 +215,7 @@ def run_chunk(sent: bytes, memory_limit_mib: float | None) -> bytes:
         pool = _local.pool = WorkerPool(1, memory_limit_mib)
     wire: list[WireTask] = pickle.loads(sent)
     tasks = [
-        Task(spec, Puzzle(box, tuple(cells)), limit, timeout, i)
+        Task(spec, Puzzle.unchecked(box, tuple(cells)), limit, timeout, i)  # checked by the harness
         for i, (spec, box, cells, limit, timeout) in enumerate(wire)
     ]
     host = socket.gethostname()
