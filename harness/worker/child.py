@@ -20,7 +20,7 @@ from backends.base import Status
 from harness.worker.measure import WorkerState, measure, perf_counter, warm_up
 from harness.worker.wire import Outcome, Ready, Warming, readable
 
-ANSWERED = (Status.SOLVED, Status.UNSAT)
+ANSWERED = (Status.SOLVED.value, Status.UNSAT.value)  # as a wire tuple's status
 #: A worker sends what it has done at least this often (seconds) while it has tasks.
 FLUSH_S = 0.002
 _PR_SET_PDEATHSIG = 1  # prctl options, <linux/prctl.h>
@@ -116,10 +116,9 @@ def worker_main(
                     done.append(Outcome(Status.ERROR, failure).wire())
                 else:
                     outcome = measure(wire, state)
-                    done.append(outcome.wire())
+                    done.append(outcome)
                     now = perf_counter()
-                    stale = getattr(state.cache.get(key[0]), "stale", 0)
-                    if outcome.status not in ANSWERED and stale:
+                    if outcome[0] not in ANSWERED and getattr(state.cache[key[0]], "stale", 0):
                         state.warmed.discard(key)  # its process is gone: restart it untimed
                 if now - sent_at >= FLUSH_S:
                     send(done)

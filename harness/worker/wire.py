@@ -14,7 +14,6 @@ objects are built inside the worker.
 
 from __future__ import annotations
 
-import contextlib
 import operator
 import select
 from dataclasses import dataclass
@@ -128,6 +127,8 @@ def compact(solution: object) -> bytes | tuple[int, ...]:
     Raises TypeError for a value that is not an integer (a float, a string).
     """
     if type(solution) in (tuple, list):
-        with contextlib.suppress(ValueError):  # a digit below 0 or above 255
+        try:
             return bytes(solution)  # type: ignore[arg-type]
+        except ValueError:  # a digit below 0 or above 255
+            pass
     return tuple(map(operator.index, solution))  # type: ignore[call-overload]
