@@ -24,9 +24,11 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Generic, TypeVar
 
 from harness import distributions
+
+T = TypeVar("T")
 
 #: Distributions whose versions every metadata file records (absent ones as null).
 PACKAGES: tuple[str, ...] = (
@@ -72,10 +74,10 @@ GIT_STATUS = ("git", "status", "--porcelain=v2", "--branch", "--untracked-files=
 
 def git_sha() -> dict[str, Any]:
     """The checkout's HEAD and whether the work tree differs from it (None outside git)."""
-    return _git_answer(_git_started())
+    return _git_answer(git_started())
 
 
-def _git_started() -> subprocess.Popen[str] | None:
+def git_started() -> subprocess.Popen[str] | None:
     """``git status`` started in the project's folder, to be answered by :func:`_git_answer`
     (the caller does other work meanwhile); None when git cannot run."""
     try:
@@ -147,16 +149,23 @@ def file_sha256(path: str) -> str | None:
     return digest.hexdigest()
 
 
-def environment() -> dict[str, Any]:
-    """Everything about the software and machine; the run-specific parts are added by the run."""
-    git = _git_started()  # it runs while the versions are read
+def environment(git: subprocess.Popen[str] | bool | None = True) -> dict[str, Any]:
+    """Everything about the software and machine; the run-specific parts are added by the run.
+
+    ``git`` is a ``git status`` already started by :func:`git_started`, or True to start
+    it here. A caller that forks processes in another thread meanwhile must start it
+    itself: a fork inside :class:`subprocess.Popen`'s start would give the forked process
+    the pipe's writing end, and git's answer would wait for that process to exit.
+    """
+    if git is True:
+        git = git_started()  # it runs while the versions are read
     packages = package_versions()
     return {
         "command": sys.argv,
         "cwd": os.getcwd(),
         # what harness.__version__ says, without importing importlib.metadata for it
         "project_version": packages["sudoku-harness"] or "0+unknown",
-        "git": _git_answer(git),
+        "git": _git_answer(git or None),
         "python": {
             "version": platform.python_version(),
             "implementation": platform.python_implementation(),
@@ -240,37 +249,56 @@ def calibrate(repeats: int = 31) -> float:
     return min(times)
 
 
-class BackgroundCalibration:
-    """:func:`calibrate` in a thread of this process, so that it overlaps what the process
-    waits for (a git subprocess, a worker's last solves) instead of adding to the run.
+class Background(Generic[T]):
+    """``function()`` in a daemon thread of this process, from :meth:`start`, so that it
+    overlaps what the process waits for (a git subprocess, the workers' solves) instead of
+    adding to the run. :meth:`result` waits for it, or runs it here if it was never started,
+    and returns its value or raises what it raised."""
+
+    def __init__(self, function: Callable[[], T], name: str) -> None:
+        self._function = function
+        self._name = name
+        self._thread: threading.Thread | None = None
+        self._outcome: tuple[bool, Any] | None = None  # (returned, value or exception)
+
+    def start(self) -> None:
+        """Start it in a thread, unless started already."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._outcome = (True, self._function())
+        except BaseException as exc:  # handed to the caller of result()
+            self._outcome = (False, exc)
+
+    def result(self) -> T:
+        if self._thread is None:
+            self._run()
+        else:
+            self._thread.join()
+        assert self._outcome is not None
+        returned, value = self._outcome
+        if not returned:
+            raise value
+        return value  # type: ignore[no-any-return]
+
+
+class BackgroundCalibration(Background[float]):
+    """:func:`calibrate` in the background (see :class:`Background`).
 
     On a shared machine noise only adds time, and the fastest of the repeats is kept, so a
     repeat slowed by the other thread holding the interpreter does not change the figure.
     """
 
     def __init__(self) -> None:
-        self._seconds: float | None = None
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        """Start calibrating, unless started already."""
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="calibration", daemon=True)
-            self._thread.start()
-
-    def _run(self) -> None:
-        self._seconds = calibrate()
+        super().__init__(calibrate, "calibration")
 
     def seconds(self) -> float:
         """The calibration's seconds: waits for the thread, or calibrates here if it was
         never started."""
-        if self._thread is None:
-            self._run()
-        else:
-            self._thread.join()
-        if self._seconds is None:  # the thread failed (it cannot, short of MemoryError)
-            self._run()
-        return self._seconds  # type: ignore[return-value]
+        return self.result()
 
 
 def calibration_of(meta: dict[str, Any]) -> float | None:

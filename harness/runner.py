@@ -39,6 +39,8 @@ from harness.results import (
 from harness.worker import Task, WorkerPool
 
 if TYPE_CHECKING:
+    import subprocess
+
     from harness.cluster import ClusterPool, ClusterTarget
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -264,11 +266,21 @@ def run(
             existing = check_out(config)
             start = provenance.BackgroundCalibration()
             start.start()  # while the metadata waits for git and the first solves start
-            meta = _metadata(records, config)
             meta_path = provenance.meta_path_for(config.out)
+            git = provenance.git_started()  # here: the pool forks while the thread runs
+            gathered = provenance.Background(
+                lambda: _first_metadata(records, config, git), "metadata"
+            )
+            gathered.start()  # ~15 ms (git, versions, hashes) that the first solves overlap
             end = provenance.BackgroundCalibration()  # see _solve_all for when it starts
-            with executor(config, meta) as pool:  # writes the metadata
-                result = _solve_all(records, config, existing, progress, pool, end)
+            with executor(config, gathered) as pool:
+                try:
+                    result = _solve_all(records, config, existing, progress, pool, end)
+                except BaseException:
+                    with contextlib.suppress(Exception):
+                        gathered.result()  # an interrupted run's metadata is written too
+                    raise
+            meta = gathered.result()
             meta.update(
                 finished=provenance.now_iso(), complete=True, cross_checked=result.cross_checked
             )
@@ -279,11 +291,25 @@ def run(
     return result
 
 
-def _metadata(records: Sequence[PuzzleRecord], config: RunConfig) -> dict[str, Any]:
+def _first_metadata(
+    records: Sequence[PuzzleRecord], config: RunConfig, git: subprocess.Popen[str] | None
+) -> dict[str, Any]:
+    """The metadata of a run starting (``git``: see :func:`provenance.environment`),
+    written now for a local run; a cluster run writes it once it has its hosts' (see
+    :func:`executor`)."""
+    meta = _metadata(records, config, git)
+    if config.cluster is None:
+        provenance.write_json(provenance.meta_path_for(config.out), meta)
+    return meta
+
+
+def _metadata(
+    records: Sequence[PuzzleRecord], config: RunConfig, git: subprocess.Popen[str] | None
+) -> dict[str, Any]:
     """The metadata of a run about to start (see :mod:`harness.provenance`)."""
     meta_path = provenance.meta_path_for(config.out)
     meta: dict[str, Any] = {
-        **provenance.environment(),
+        **provenance.environment(git),
         "csv": str(config.out),
         "started": provenance.now_iso(),
         "finished": None,
@@ -392,14 +418,16 @@ def log_path_for(csv_path: Path) -> Path:
 
 
 @contextlib.contextmanager
-def executor(config: RunConfig, meta: dict[str, Any]) -> Iterator[WorkerPool | ClusterPool]:
+def executor(
+    config: RunConfig, gathered: provenance.Background[dict[str, Any]]
+) -> Iterator[WorkerPool | ClusterPool]:
     """The pool that runs the solves: ``config.jobs`` local worker processes, or the Dask
-    cluster ``config.cluster``. Writes ``meta`` first, with every cluster host's machine
-    and versions, so the metadata names where the rows came from; a cluster that cannot
-    be used fails before anything is written."""
+    cluster ``config.cluster``. A local run's metadata is written while its first solves
+    run (see :func:`_first_metadata`); a cluster run's is written here first, with every
+    host's machine and versions, so the metadata names where the rows came from; a
+    cluster that cannot be used fails before anything is written."""
     meta_path = provenance.meta_path_for(config.out)
     if config.cluster is None:
-        provenance.write_json(meta_path, meta)
         with WorkerPool(config.jobs, config.memory_limit_mib, log=log_path_for(config.out)) as pool:
             yield pool
         return
@@ -408,6 +436,7 @@ def executor(config: RunConfig, meta: dict[str, Any]) -> Iterator[WorkerPool | C
     with cluster.connect(config.cluster) as client:
         pool = cluster.ClusterPool(client, config.memory_limit_mib)
         config.jobs = pool.threads  # solves in parallel, as the rows' ``jobs`` column says
+        meta = gathered.result()
         meta.update(cluster.hosts_meta(cluster.check_workers(client)))
         meta.update(cluster=str(config.cluster), jobs=config.jobs)
         provenance.write_json(meta_path, meta)

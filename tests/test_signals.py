@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -85,3 +86,22 @@ def test_killed_harness_takes_its_workers_with_it(tmp_path: Path) -> None:
     proc.kill()
     proc.communicate(timeout=20)
     assert [] == alive(workers)
+
+
+def test_metadata_is_written_while_a_worker_hangs(tmp_path: Path) -> None:
+    """The metadata, git commit included, is on disk while the first solve still hangs."""
+    proc = start_run(tmp_path, "sleep-forever")
+    workers_of(proc, 1)
+    meta = tmp_path / "run.meta.json"
+    deadline = time.monotonic() + 5
+    while not meta.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.kill()
+    proc.communicate(timeout=20)
+    expected = (
+        subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=PROJECT, capture_output=True, text=True
+        ).stdout.strip()
+        or None
+    )
+    assert expected == json.loads(meta.read_text())["git"]["sha"]
