@@ -11,14 +11,12 @@ runs on a faster or busier machine stay comparable.
 
 from __future__ import annotations
 
-import hashlib
-import json
+import contextlib
 import os
 import platform
 import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -137,6 +135,8 @@ def file_sha256(path: str) -> str | None:
     second opening would block on or find empty (the readers have already read them)."""
     if path == "-":
         return None
+    import hashlib  # here, not at start-up: OpenSSL's loading is ~2 ms of every run
+
     digest = hashlib.sha256()
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
@@ -149,17 +149,23 @@ def file_sha256(path: str) -> str | None:
     return digest.hexdigest()
 
 
-def environment(git: subprocess.Popen[str] | bool | None = True) -> dict[str, Any]:
+def environment(
+    git: subprocess.Popen[str] | bool | None = True,
+    spawning: contextlib.AbstractContextManager[Any] | None = None,
+) -> dict[str, Any]:
     """Everything about the software and machine; the run-specific parts are added by the run.
 
     ``git`` is a ``git status`` already started by :func:`git_started`, or True to start
-    it here. A caller that forks processes in another thread meanwhile must start it
-    itself: a fork inside :class:`subprocess.Popen`'s start would give the forked process
-    the pipe's writing end, and git's answer would wait for that process to exit.
+    it here. When another thread forks processes meanwhile, a fork inside a subprocess's
+    start would give the forked process the subprocess's pipe, and reading the pipe would
+    wait for that process to exit: the caller then starts git itself, and ``spawning`` is
+    a lock its forks hold, held here while :mod:`platform` runs ``uname -p``.
     """
     if git is True:
         git = git_started()  # it runs while the versions are read
     packages = package_versions()
+    with spawning or contextlib.nullcontext():  # last: the caller's first fork is done by now
+        host = machine()
     return {
         "command": sys.argv,
         "cwd": os.getcwd(),
@@ -172,7 +178,7 @@ def environment(git: subprocess.Popen[str] | bool | None = True) -> dict[str, An
             "executable": sys.executable,
         },
         "packages": packages,
-        "machine": machine(),
+        "machine": host,
     }
 
 
@@ -193,6 +199,8 @@ def replace_atomically(path: Path, write: Callable[[IO[str]], None]) -> None:
     The temporary file gets a fresh unique name, created with ``O_EXCL`` (so a symlink
     planted at that name is never followed), and the file keeps the usual permissions.
     """
+    import tempfile  # here, not at start-up (~1.5 ms, with shutil and lzma)
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         umask = os.umask(0)
@@ -208,6 +216,8 @@ def replace_atomically(path: Path, write: Callable[[IO[str]], None]) -> None:
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
     """Write atomically, so a killed run never leaves half a metadata file."""
+    import json
+
     text = json.dumps(data, indent=2, sort_keys=False, default=str) + "\n"
     replace_atomically(path, lambda f: f.write(text))
 
@@ -329,6 +339,8 @@ def machine_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 def read_meta(csv_path: Path) -> dict[str, Any] | None:
     """The metadata beside ``csv_path``, or None when it is absent or unreadable."""
     try:
+        import json
+
         data = json.loads(meta_path_for(csv_path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None

@@ -37,6 +37,7 @@ from harness.results import (
     row_key,
 )
 from harness.worker import Task, WorkerPool
+from harness.worker.handle import FORK_LOCK
 
 if TYPE_CHECKING:
     import subprocess
@@ -309,7 +310,7 @@ def _metadata(
     """The metadata of a run about to start (see :mod:`harness.provenance`)."""
     meta_path = provenance.meta_path_for(config.out)
     meta: dict[str, Any] = {
-        **provenance.environment(git),
+        **provenance.environment(git, spawning=FORK_LOCK),
         "csv": str(config.out),
         "started": provenance.now_iso(),
         "finished": None,
