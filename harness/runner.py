@@ -17,6 +17,7 @@ import gc
 import os
 import random
 import socket
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,8 @@ DEFAULT_TIMEOUT_S = 30.0
 #: The machine the harness runs on: the ``host`` of every row solved locally.
 HOST = socket.gethostname()
 DEFAULT_MEMORY_MIB = 2048.0
+#: The interpreter's thread switch interval during a run (see :func:`run`), seconds.
+SWITCH_S = 0.0005
 
 
 @dataclass(frozen=True)
@@ -261,22 +264,31 @@ def run(
     (``row`` is None for a row a resumed run already had).
     """
     config.out.parent.mkdir(parents=True, exist_ok=True)
+    switching = sys.getswitchinterval()
+    # The background threads (metadata, calibration) give the interpreter back every
+    # 0.5 ms, not 5: the thread serving the workers waits that long at most to hand out
+    # tasks, so a worker does not sit idle while they run.
+    sys.setswitchinterval(SWITCH_S)
     gc.freeze()  # what lives through the run (modules, puzzles): out of the collector's sight
     try:  # (~1 % of a run of fast solves), and shared with the forked workers; given back
         with exclusive(config.out):
             existing = check_out(config)
-            start = provenance.BackgroundCalibration()
-            start.start()  # while the metadata waits for git and the first solves start
             meta_path = provenance.meta_path_for(config.out)
             git = provenance.git_started()  # here: the pool forks while the thread runs
             gathered = provenance.Background(
                 lambda: _first_metadata(records, config, git), "metadata"
             )
-            gathered.start()  # ~15 ms (git, versions, hashes) that the first solves overlap
+            start = provenance.BackgroundCalibration()
             end = provenance.BackgroundCalibration()  # see _solve_all for when it starts
+
+            def overlap() -> None:  # ~30 ms of work (git, versions, hashes, calibration)
+                gathered.start()  # that the first solves overlap; started only once every
+                start.start()  # worker has its first task: the threads hold the GIL in 5 ms
+                # slices, and would delay the forks and hand-outs
+
             with executor(config, gathered) as pool:
                 try:
-                    result = _solve_all(records, config, existing, progress, pool, end)
+                    result = _solve_all(records, config, existing, progress, pool, end, overlap)
                 except BaseException:
                     with contextlib.suppress(Exception):
                         gathered.result()  # an interrupted run's metadata is written too
@@ -289,6 +301,7 @@ def run(
             provenance.write_json(meta_path, meta)
     finally:
         gc.unfreeze()
+        sys.setswitchinterval(switching)
     return result
 
 
@@ -356,12 +369,15 @@ def _solve_all(
     progress: Callable[[int, dict[str, Any] | None], None] | None,
     pool: WorkerPool | ClusterPool,
     end: provenance.BackgroundCalibration,
+    overlap: Callable[[], None] = lambda: None,
 ) -> RunResult:
     """Write the UNAVAILABLE rows, then every solve's checked row, then cross-check.
 
-    ``end``, the end-of-run calibration, starts once every task is handed out, while the
-    parent waits for the last answers, when a core is left for it (fewer local workers
-    than cores); else the caller runs it after the run."""
+    ``overlap()`` is called once every worker has its first task (or there are no more
+    tasks): it starts the work the solves can overlap. ``end``, the end-of-run
+    calibration, starts in the run's last tenth, while the last solves run, when a core
+    is left for it (fewer local workers than cores); else the caller runs it after the
+    run."""
     result = RunResult(config.out, provenance.meta_path_for(config.out))
     native = [name for c in config.backends for name in c.cls.native_counters]
     with RowWriter(config.out, columns_for(native), existing) as writer:
@@ -380,15 +396,26 @@ def _solve_all(
         done = frozenset(writer.done)  # the rows before the solves: those it writes cannot recur
         local = isinstance(pool, WorkerPool)  # it tells the writer when it waits
 
+        spare_core = local and config.jobs < (os.cpu_count() or 1)
+        warmups = config.repeat > 1  # plan() then yields one untimed solve first
+        late = 0.9 * len(records) * len(config.backends) * (config.repeat + warmups)
+
         def todo() -> Iterator[Task]:  # drawn as workers need tasks: solving starts at once
-            for record, spec, repeat, warmup in plan(records, config):
+            handed = 0
+            for position, (record, spec, repeat, warmup) in enumerate(plan(records, config)):
+                if spare_core and position >= late:  # the last tenth: calibrate meanwhile
+                    end.start()
                 if done and not warmup and row_key(_base_row(record, spec, repeat, config)) in done:
                     if progress:
                         progress(1, None)
                     continue
                 tag = (record, repeat, warmup)
+                handed += 1
+                if handed == config.jobs + 1:  # each worker has been given one
+                    overlap()
                 yield Task(spec, record.puzzle, config.limit, config.timeout, tag)
-            if local and config.jobs < (os.cpu_count() or 1):
+            overlap()
+            if spare_core:
                 end.start()
 
         answers = pool.run(todo(), idle=writer.waiting) if local else pool.run(todo())
