@@ -20,7 +20,9 @@ the medians of:
   --jobs 1 and 10 % at --jobs 2 on 10,000 puzzles with the fastest backend). At --jobs 2
   on this 2-core machine the parent competes with the workers for the cores;
 * marginal: (wall - start-up - solve / jobs) / COUNT, what the harness adds per puzzle
-  beyond its fixed cost (a rough split: the start-up run has fewer rows to read and tabulate).
+  beyond its fixed cost (a rough split: the start-up run has fewer rows to read and tabulate);
+* in worker: the part of it spent in the workers around each timed solve, from the rows'
+  wall_s (the task's whole time in its worker) less their encode + solve times, over jobs.
 
 The default backend is the fastest one (FASTEST in common.py, `bitmask`; `--backend` takes any
 other), because the faster the solver, the larger the harness's share. Before timing,
@@ -78,9 +80,10 @@ def build(count: int, seed: int) -> list[str]:
     return out
 
 
-def timed_run(backend: str, data: Path, out: Path, jobs: int) -> tuple[float, float, int]:
+def timed_run(backend: str, data: Path, out: Path, jobs: int) -> tuple[float, float, float]:
     """One `harness run -q` in a subprocess: (wall seconds, sum of encode + solve seconds over
-    its rows, rows). Exits with the harness's output when it fails or a puzzle is unsolved."""
+    its rows, sum of the rows' wall_s: each task's whole time in its worker). Exits with the
+    harness's output when it fails or a puzzle is unsolved."""
     for path in (out, out.with_suffix(".meta.json"), out.with_suffix(".log")):
         path.unlink(missing_ok=True)
     harness = Path(sys.executable).with_name("harness")
@@ -97,7 +100,7 @@ def timed_run(backend: str, data: Path, out: Path, jobs: int) -> tuple[float, fl
     if unsolved:
         sys.exit(f"{backend}: {len(unsolved)} puzzle(s) not SOLVED, e.g. {unsolved[0]}")
     solve = sum(float(r["encode_s"]) + float(r["solve_s"]) for r in rows)
-    return wall, solve, len(rows)
+    return wall, solve, sum(float(r["wall_s"]) for r in rows)
 
 
 def load() -> str:
@@ -133,31 +136,34 @@ def main() -> int:
         out = Path(tmp) / "run.csv"
         timed_run(args.backend, one, out, 1)  # untimed: warms the disk cache
         startups: list[float] = []
-        runs: dict[int, list[tuple[float, float]]] = {jobs: [] for jobs in jobs_list}
+        runs: dict[int, list[tuple[float, float, float]]] = {jobs: [] for jobs in jobs_list}
         for _ in range(args.rounds):  # alternate, so drift of the machine hits every figure
             startups.append(timed_run(args.backend, one, out, 1)[0])
             for jobs in jobs_list:
-                wall, solve, _ = timed_run(args.backend, big, out, jobs)
-                runs[jobs].append((wall, solve))
+                runs[jobs].append(timed_run(args.backend, big, out, jobs))
         startup = statistics.median(startups)
         print(f"start-up (harness run -q, one puzzle): {startup:.3f} s (target <= 0.15 s)")
         print(
             f"{'jobs':>4} {'wall s':>8} {'solve s':>8} {'solve/jobs':>10} {'overhead':>9} "
-            f"{'target':>7} {'us/puzzle':>10}"
+            f"{'target':>7} {'us/puzzle':>10} {'in worker':>10}"
         )
         for jobs, done in runs.items():
-            wall = statistics.median(w for w, _ in done)
-            solve = statistics.median(s for _, s in done)
-            overhead = statistics.median(w / (s / jobs) - 1 for w, s in done)
-            marginal = statistics.median((w - startup - s / jobs) / args.count for w, s in done)
+            wall = statistics.median(w for w, _, _ in done)
+            solve = statistics.median(s for _, s, _ in done)
+            overhead = statistics.median(w / (s / jobs) - 1 for w, s, _ in done)
+            marginal = statistics.median((w - startup - s / jobs) / args.count for w, s, _ in done)
+            worker = statistics.median((t - s) / jobs / args.count for _, s, t in done)
             target = "5 %" if jobs == 1 else "10 %"
             print(
                 f"{jobs:4} {wall:8.3f} {solve:8.3f} {solve / jobs:10.3f} {100 * overhead:8.1f}% "
-                f"{target:>7} {1e6 * marginal:10.1f}"
+                f"{target:>7} {1e6 * marginal:10.1f} {1e6 * worker:10.1f}"
             )
     print(
         f"\noverhead = wall / (sum of encode + solve over the rows / jobs) - 1, median of the "
-        f"runs;\nus/puzzle = (wall - start-up - solve / jobs) / puzzles; load average {load()}"
+        f"runs;\nus/puzzle = (wall - start-up - solve / jobs) / puzzles;\nin worker = (sum of "
+        f"wall_s - sum of encode + solve) / jobs / puzzles: the part of us/puzzle spent in the\n"
+        f"workers around each timed solve (building the task, clocks, memory marks, the answer);\n"
+        f"load average {load()}"
     )
     return 0
 
