@@ -5,15 +5,20 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from itertools import islice
+from itertools import groupby, islice
 
 from harness.readers.check import Candidate, Item, Sink
 from harness.readers.csv_layout import NOT_A_HEADER, CsvLayout, looks_like_header
 from harness.readers.grids import GridLayout
 from harness.readers.messages import LINE_TOO_LONG
+from harness.readers.plain import plain_items, plain_sides
 from harness.readers.symbols import BIG_CELL_COUNTS, RULE_START, is_token
 
 _BATCH = 4096  # lines parsed, then their puzzles checked together
+
+#: Whether runs of plain one-line puzzles take the fast path (:mod:`.plain`). Off, every line
+#: takes the general path, with the same results: for the tests and benchmarks that compare.
+FAST_PATH = True
 
 
 @contextmanager
@@ -29,56 +34,105 @@ def gc_paused() -> Iterator[None]:
 
 
 def parse(lines: Iterable[str | None], dataset: str) -> Iterator[Item]:
-    """Records and bad lines of ``lines`` (``None``: a line too long), in line order.
+    """Records and bad lines of ``lines`` (``None``: a line too long), in line order."""
+    for batch in parse_batches(lines, dataset):
+        yield from batch
+
+
+def parse_batches(lines: Iterable[str | None], dataset: str) -> Iterator[list[Item]]:
+    """:func:`parse`'s records and bad lines, a list at a time (what a batch of lines gave).
 
     Lines are parsed a batch at a time, with the cyclic garbage collector paused (never while
     the caller holds control): a batch allocates thousands of objects and no cycles, and the
     collector's repeated passes over them tripled the time of a large file.
     """
-    sink = Sink(dataset)
-    grids = GridLayout(sink)
-    csv: CsvLayout | None = None
-    seen_content = False
-    numbered = enumerate(lines, start=1)
-    while chunk := list(islice(numbered, _BATCH)):
+    dispatcher = _Dispatcher(dataset)
+    lines = iter(lines)
+    first = 1
+    while batch := list(islice(lines, _BATCH)):
         with gc_paused():
-            for number, raw in chunk:
-                if raw is None:
-                    grids.end()
-                    sink.bad(number, LINE_TOO_LONG)
-                    seen_content = True
-                    continue
-                line = raw.strip()
-                if not line:
-                    grids.end()
-                    continue
-                if line[0] == "#":
-                    continue
-                if (  # the common case: a one-line 9x9 or larger puzzle, alone on its line
-                    len(line) in BIG_CELL_COUNTS
-                    and csv is None
-                    and seen_content
-                    and line[0] not in RULE_START
-                    and grids.idle
-                    and is_token(line)
-                ):
-                    sink.candidate(Candidate(number, line, raw))
-                    continue
-                if csv is not None:
-                    sink.put(number, csv.row(number, raw, line))
-                    continue
-                if not seen_content:
-                    seen_content = True
-                    csv = CsvLayout.from_header(line)
-                    if csv is not None:
-                        continue
-                    if looks_like_header(line):
-                        sink.bad(number, NOT_A_HEADER)
-                        continue
-                grids.line(number, raw, line)
-            done = sink.take()
-        yield from done
+            if FAST_PATH:
+                dispatcher.batch(first, batch)
+            else:
+                for number, raw in enumerate(batch, start=first):
+                    dispatcher.line(number, raw)
+            done = dispatcher.sink.take()
+        first += len(batch)
+        if done:
+            yield done
     with gc_paused():
-        grids.end()
-        done = sink.take()
-    yield from done
+        dispatcher.grids.end()
+        done = dispatcher.sink.take()
+    if done:
+        yield done
+
+
+class _Dispatcher:
+    """Sends each line to its layout; what a line is may depend on the lines before it."""
+
+    def __init__(self, dataset: str) -> None:
+        self.sink = Sink(dataset)
+        self.grids = GridLayout(self.sink)
+        self.csv: CsvLayout | None = None
+        self.seen_content = False
+
+    def batch(self, first: int, lines: list[str | None]) -> None:
+        """Lines ``first``, ``first + 1``... : runs of plain lines (:mod:`.plain`) read
+        together where a lone one-line puzzle is expected, every other line on its own."""
+        index = 0
+        for n, run in groupby(plain_sides(lines)):
+            stop = index + len(list(run))
+            if n:
+                while index < stop and not self.expects_one_line():
+                    self.line(first + index, lines[index])
+                    index += 1
+                if index < stop:
+                    plain = lines[index:stop]
+                    self.sink.extend(plain_items(self.sink.dataset, first + index, plain, n))  # type: ignore[arg-type]
+            else:
+                for number in range(first + index, first + stop):
+                    self.line(number, lines[number - first])
+            index = stop
+
+    def expects_one_line(self) -> bool:
+        """Whether a one-line puzzle alone on the next line would be read on its own, as a
+        candidate for the batch check (no CSV, no grid, not the first line)."""
+        return self.csv is None and self.seen_content and self.grids.idle
+
+    def line(self, number: int, raw: str | None) -> None:
+        """One line, numbered ``number``: ``None`` stands for a line too long."""
+        sink = self.sink
+        grids = self.grids
+        if raw is None:
+            grids.end()
+            sink.bad(number, LINE_TOO_LONG)
+            self.seen_content = True
+            return
+        line = raw.strip()
+        if not line:
+            grids.end()
+            return
+        if line[0] == "#":
+            return
+        if (  # the common case: a one-line 9x9 or larger puzzle, alone on its line
+            len(line) in BIG_CELL_COUNTS
+            and self.csv is None
+            and self.seen_content
+            and line[0] not in RULE_START
+            and grids.idle
+            and is_token(line)
+        ):
+            sink.candidate(Candidate(number, line, raw))
+            return
+        if self.csv is not None:
+            sink.put(number, self.csv.row(number, raw, line))
+            return
+        if not self.seen_content:
+            self.seen_content = True
+            self.csv = CsvLayout.from_header(line)
+            if self.csv is not None:
+                return
+            if looks_like_header(line):
+                sink.bad(number, NOT_A_HEADER)
+                return
+        grids.line(number, raw, line)

@@ -1,0 +1,114 @@
+"""The fast path: runs of plain one-line puzzles, read and checked a whole run at a time.
+
+A *plain* line is a one-line puzzle alone on its line, in the canonical alphabet, in the
+symbols of :data:`PLAIN`: the 9x9 ``1-9`` with ``.``, ``0``, ``_`` or ``*`` for empty, or the
+16x16 / 25x25 ``1-9`` and letters, either case, with ``.``, ``_`` or ``*`` (a ``0`` there
+may make the alphabet zero-based: such lines take the general path). Nothing else is on the
+line, not even a space, and it ends with its line break.
+
+Where the dispatcher would make such a line a candidate for the batch check anyway (outside
+a grid, after the first line, not in CSV), its record is built here without a
+:class:`.check.Candidate`: the run's symbols become digits with one ``bytes.translate``, the
+repeated digits are found by the batch check (:mod:`.batch`), and the cells of every puzzle
+come out of one ``Struct.iter_unpack``. The records and bad lines are those the general path
+makes (a refused puzzle is explained by the same :func:`.check.explain`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+
+from backends.puzzle import CELL_COUNTS, SIZES, Puzzle, canonical_alphabet
+from harness.readers.batch import byte_table, grid_struct, repeated_in
+from harness.readers.check import Candidate, Item, explain
+from harness.readers.records import BadLine, PuzzleRecord
+
+#: The symbols of a plain line, by grid side.
+PLAIN: dict[int, str] = {
+    9: "123456789.0_*",
+    16: "123456789ABCDEFGabcdefg._*",
+    25: "123456789ABCDEFGHIJKLMNOPabcdefghijklmnop._*",
+}
+_NOTHING = ""
+
+
+@cache
+def _not_plain(n: int) -> dict[int, None]:
+    """A ``str.translate`` table deleting the symbols of a plain line of side ``n``."""
+    return dict.fromkeys(map(ord, PLAIN[n]))
+
+
+def plain_sides(lines: Sequence[str | None]) -> list[int]:
+    """For each line, the side of its grid when it is a plain line (9, 16, 25), else 0.
+
+    A batch of plain lines of one size (the usual file) is told with a few whole-batch
+    string operations; any other batch looks at its 9x9 lines together, the others one by one.
+    """
+    count = len(lines)
+    if not count or None in lines:
+        return [_side(line) for line in lines]
+    text = "".join(lines)  # type: ignore[arg-type]  # no None, tested above
+    lengths = set(map(len, lines))  # type: ignore[arg-type]
+    if len(lengths) == 1:
+        (length,) = lengths
+        n = CELL_COUNTS.get(length - 1, 0)
+        if n in PLAIN and text.translate(_not_plain(n)) == "\n" * count:
+            return [n] * count
+    rests = text.translate(_not_plain(9)).split("\n")  # what is left of each 9x9 line
+    return [
+        (9 if not rest else 0) if len(line) == 82 else _side(line)  # type: ignore[arg-type]
+        for line, rest in zip(lines, rests, strict=False)
+    ]
+
+
+def _side(line: str | None) -> int:
+    """The side of a plain line's grid, else 0 (one line, the slow way)."""
+    if line is None or line[-1:] != "\n":
+        return 0
+    n = CELL_COUNTS.get(len(line) - 1, 0)
+    if n in PLAIN and line.translate(_not_plain(n)) == "\n":
+        return n
+    return 0
+
+
+def plain_items(dataset: str, first: int, lines: Sequence[str], n: int) -> list[Item]:
+    """The records of plain lines of side ``n``, the first on line ``first``, and the bad
+    lines among them (a digit twice in a unit), in line order."""
+    alphabet = canonical_alphabet(n)
+    ncells = n * n
+    count = len(lines)
+    digits = "".join(lines).encode("ascii").translate(byte_table(n, alphabet), b"\n")
+    refused = repeated_in(digits, ncells, n)
+    box = SIZES[n]
+    items: list[Item] = _records(dataset, first, box, grid_struct(ncells).iter_unpack(digits))
+    for index in refused:
+        line = lines[index]
+        reason = explain(Candidate(first + index, line[:-1], line), n, alphabet)
+        items[index] = BadLine(dataset, first + index, reason)
+    assert len(items) == count
+    return items
+
+
+def _records(dataset: str, first: int, box: int, grids: object) -> list[PuzzleRecord]:
+    """One record per grid of cells: what :func:`.records.new_record` makes of
+    ``Puzzle.unchecked(box, cells)``, no count, no solution, no meta, inlined (a call per
+    puzzle less; the cells come out of a digit table, ints in 0..n by construction)."""
+    new = object.__new__
+    setattr_ = object.__setattr__
+    records = []
+    append = records.append
+    for line, cells in enumerate(grids, start=first):  # type: ignore[call-overload]
+        puzzle = new(Puzzle)
+        setattr_(puzzle, "box", box)
+        setattr_(puzzle, "cells", cells)
+        record = new(PuzzleRecord)
+        fields = record.__dict__
+        fields["dataset"] = dataset
+        fields["line"] = line
+        fields["puzzle"] = puzzle
+        fields["expected_count"] = None
+        fields["expected_solution"] = None
+        fields["meta"] = _NOTHING
+        append(record)
+    return records
