@@ -48,7 +48,11 @@ def plain_sides(lines: Sequence[str | None]) -> list[int]:
     count = len(lines)
     if not count or None in lines:
         return [_side(line) for line in lines]
+    if lines[-1][-1:] != "\n":  # type: ignore[index]  # the text's last line, unended
+        return [*plain_sides(lines[:-1]), 0]
     text = "".join(lines)  # type: ignore[arg-type]  # no None, tested above
+    if text.count("\n") != count:  # not one line per item
+        return [_side(line) for line in lines]
     lengths = set(map(len, lines))  # type: ignore[arg-type]
     if len(lengths) == 1:
         (length,) = lengths

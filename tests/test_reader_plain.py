@@ -1,0 +1,173 @@
+"""The fast path for plain one-line puzzles (harness.readers.plain) against the general path:
+the same records and bad lines, in the same order, for every mix of lines."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harness.readers import DatasetError, ReadResult, dispatch, read_puzzles, read_text
+from harness.readers.plain import plain_sides
+from tests.test_reader_fuzz import FakeStdin
+from tests.test_readers import (
+    JUNK_PIECES,
+    PUZ,
+    PUZ2,
+    PUZ4,
+    PUZ16,
+    PUZ25,
+    SOL,
+    SOL16,
+    SOL25,
+    rows_of,
+)
+
+
+@contextmanager
+def reader(fast: bool, batch: int = 4096) -> Iterator[None]:
+    """The readers with the fast path on or off, parsing ``batch`` lines at a time."""
+    saved = dispatch.FAST_PATH, dispatch._BATCH
+    dispatch.FAST_PATH, dispatch._BATCH = fast, batch
+    try:
+        yield
+    finally:
+        dispatch.FAST_PATH, dispatch._BATCH = saved
+
+
+def both(data: bytes, batch: int = 4096) -> tuple[ReadResult | str, ReadResult | str]:
+    """What the fast and the general path read from ``data`` on standard input (or the
+    DatasetError's message)."""
+    results: list[ReadResult | str] = []
+    for fast in (True, False):
+        with reader(fast, batch):
+            try:
+                results.append(read_puzzles("-", stdin=FakeStdin(io.BytesIO(data))))
+            except DatasetError as exc:
+                results.append(str(exc))
+    return results[0], results[1]
+
+
+def swap(text: str, index: int, ch: str) -> str:
+    return text[:index] + ch + text[index + 1 :]
+
+
+DUPLICATE_IN_ROW = swap(PUZ, 1, PUZ[0])  # the givens of r1c1 and r1c2 equal
+DUPLICATE_IN_BOX = swap(PUZ, 10, PUZ[0])
+PLAIN_LINES = [
+    PUZ,
+    PUZ2,
+    SOL,
+    PUZ.replace(".", "0"),
+    PUZ.replace(".", "_"),
+    PUZ.replace(".", "*"),
+    DUPLICATE_IN_ROW,
+    DUPLICATE_IN_BOX,
+    SOL16,
+    PUZ16,
+    PUZ16.lower(),
+    PUZ16.replace(".", "*"),
+    SOL25,
+    PUZ25,
+    PUZ25.lower(),
+    swap(PUZ16, 1, PUZ16[0]),
+    swap(PUZ25, 1, PUZ25[0]),
+]
+OTHER_LINES = [
+    "",
+    "   ",
+    "# a comment",
+    f"#{PUZ}",
+    PUZ4,
+    PUZ[:80],
+    PUZ + ".",
+    swap(PUZ, 40, "x"),
+    swap(PUZ, 0, "-"),
+    swap(PUZ, 3, "-"),
+    swap(PUZ, 80, "é"),
+    " " + PUZ,
+    PUZ + " ",
+    f"{PUZ} 2.5",
+    f"{PUZ}:1:{SOL}",
+    f"{PUZ},{SOL}",
+    f"{DUPLICATE_IN_ROW}:1:{SOL}",
+    PUZ16.replace(".", "0"),
+    PUZ16.replace("1", "0"),
+    swap(PUZ16, 5, "H"),
+    PUZ25.replace(".", "0"),
+    "quizzes,solutions",
+    "Grid 01",
+    *rows_of(PUZ, 9),
+    *JUNK_PIECES,
+]
+line = st.one_of(
+    st.sampled_from(PLAIN_LINES),
+    st.sampled_from(PLAIN_LINES),  # twice as likely: long runs of them
+    st.sampled_from(OTHER_LINES),
+    st.text(alphabet="123456789.0_*", min_size=80, max_size=82),  # often a digit twice
+    st.text(alphabet="123456789ABCDEFG0.", min_size=256, max_size=256),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(line, max_size=40),
+    st.sampled_from(["\n", "\r\n", "\r"]),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from([1, 2, 3, 5, 4096]),
+)
+def test_fast_path_reads_what_the_general_path_reads(
+    lines: list[str], newline: str, bom: bool, last_newline: bool, batch: int
+) -> None:
+    """Mixed files (any newline, a BOM or not, a last line break or not): same results."""
+    text = newline.join(lines) + (newline if last_newline else "")
+    data = ("\ufeff" if bom else "").encode() + text.encode("utf-8", "surrogatepass")
+    fast, general = both(data, batch)
+    assert general == fast
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{PUZ}\n{PUZ2}\n{DUPLICATE_IN_ROW}\n{DUPLICATE_IN_BOX}\n{SOL}\n",
+        f"# header\n\n{PUZ}\n{swap(PUZ, 7, 'x')}\n{PUZ2}\n{PUZ2}",
+        f"{PUZ}\r\n{PUZ2}\r\n\r\n{PUZ}\r\n",
+        f"\ufeff{PUZ}\n{PUZ16}\n{PUZ25}\n{swap(PUZ16, 1, PUZ16[0])}\n{PUZ}\n",
+        f"Grid 01\n{PUZ}\n{PUZ2}\n",
+        "\n".join(rows_of(PUZ, 9)) + f"\n{PUZ}\n{PUZ2}\n",
+        f"quizzes,solutions\n{PUZ},{SOL}\n{PUZ}\n",
+        f"{PUZ4}\n{PUZ}\n{PUZ}\n",
+    ],
+)
+def test_fast_path_table(text: str) -> None:
+    """Hand-picked files, read by both paths, in one batch and a line at a time."""
+    for batch in (1, 4096):
+        fast, general = both(text.encode(), batch)
+        assert general == fast
+        with reader(True, batch):
+            assert fast == read_text(text, "-")
+
+
+def test_fast_path_explains_a_repeated_digit() -> None:
+    """A plain line with a digit twice in a unit: a bad line naming the first conflict."""
+    with reader(True):
+        result = read_text(f"{PUZ}\n{DUPLICATE_IN_BOX}\n{PUZ}\n", "x")
+    assert [1, 3] == [r.line for r in result.records]
+    expected = "x:2: digit 1 appears twice in column 2 (and 1 more conflict)"
+    assert [expected] == [str(b) for b in result.bad]
+
+
+def test_plain_sides() -> None:
+    """Plain lines are told by their side; anything else, even close, is 0."""
+    lines = [f"{PUZ}\n", f"{PUZ16.lower()}\n", f"{PUZ25}\n", PUZ, f"{PUZ} \n", f"{PUZ4}\n", None]
+    assert [9, 16, 25, 0, 0, 0, 0] == plain_sides(lines)
+
+
+def test_plain_sides_of_a_uniform_batch() -> None:
+    """A batch of plain 9x9 lines only is told as one."""
+    assert [9, 9, 9] == plain_sides([f"{PUZ}\n", f"{SOL}\n", f"{PUZ2}\n"])
