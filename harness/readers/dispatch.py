@@ -54,8 +54,7 @@ def parse_batches(lines: Iterable[str | None], dataset: str) -> Iterator[list[It
             if FAST_PATH:
                 dispatcher.batch(first, batch)
             else:
-                for number, raw in enumerate(batch, start=first):
-                    dispatcher.line(number, raw)
+                dispatcher.lines(first, batch)
             done = dispatcher.sink.take()
         first += len(batch)
         if done:
@@ -77,21 +76,20 @@ class _Dispatcher:
         self.seen_content = False
 
     def batch(self, first: int, lines: list[str | None]) -> None:
-        """Lines ``first``, ``first + 1``... : runs of plain lines (:mod:`.plain`) read
+        """Lines ``first``, ``first + 1``...: runs of plain lines (:mod:`.plain`) read
         together where a lone one-line puzzle is expected, every other line on its own."""
         index = 0
         for n, run in groupby(plain_sides(lines)):
             stop = index + len(list(run))
             if n:
                 while index < stop and not self.expects_one_line():
-                    self.line(first + index, lines[index])
+                    self.lines(first + index, lines[index : index + 1])
                     index += 1
                 if index < stop:
-                    plain = lines[index:stop]
-                    self.sink.extend(plain_items(self.sink.dataset, first + index, plain, n))  # type: ignore[arg-type]
+                    plain: list[str] = lines[index:stop]  # type: ignore[assignment]
+                    self.sink.extend(plain_items(self.sink.dataset, first + index, plain, n))
             else:
-                for number in range(first + index, first + stop):
-                    self.line(number, lines[number - first])
+                self.lines(first + index, lines[index:stop])
             index = stop
 
     def expects_one_line(self) -> bool:
@@ -99,40 +97,45 @@ class _Dispatcher:
         candidate for the batch check (no CSV, no grid, not the first line)."""
         return self.csv is None and self.seen_content and self.grids.idle
 
-    def line(self, number: int, raw: str | None) -> None:
-        """One line, numbered ``number``: ``None`` stands for a line too long."""
+    def lines(self, first: int, lines: list[str | None]) -> None:
+        """Lines ``first``, ``first + 1``..., one by one (``None``: a line too long)."""
         sink = self.sink
         grids = self.grids
-        if raw is None:
-            grids.end()
-            sink.bad(number, LINE_TOO_LONG)
-            self.seen_content = True
-            return
-        line = raw.strip()
-        if not line:
-            grids.end()
-            return
-        if line[0] == "#":
-            return
-        if (  # the common case: a one-line 9x9 or larger puzzle, alone on its line
-            len(line) in BIG_CELL_COUNTS
-            and self.csv is None
-            and self.seen_content
-            and line[0] not in RULE_START
-            and grids.idle
-            and is_token(line)
-        ):
-            sink.candidate(Candidate(number, line, raw))
-            return
-        if self.csv is not None:
-            sink.put(number, self.csv.row(number, raw, line))
-            return
-        if not self.seen_content:
-            self.seen_content = True
-            self.csv = CsvLayout.from_header(line)
-            if self.csv is not None:
-                return
-            if looks_like_header(line):
-                sink.bad(number, NOT_A_HEADER)
-                return
-        grids.line(number, raw, line)
+        csv = self.csv
+        seen_content = self.seen_content
+        for number, raw in enumerate(lines, start=first):
+            if raw is None:
+                grids.end()
+                sink.bad(number, LINE_TOO_LONG)
+                seen_content = True
+                continue
+            line = raw.strip()
+            if not line:
+                grids.end()
+                continue
+            if line[0] == "#":
+                continue
+            if (  # the common case: a one-line 9x9 or larger puzzle, alone on its line
+                len(line) in BIG_CELL_COUNTS
+                and csv is None
+                and seen_content
+                and line[0] not in RULE_START
+                and grids.idle
+                and is_token(line)
+            ):
+                sink.candidate(Candidate(number, line, raw))
+                continue
+            if csv is not None:
+                sink.put(number, csv.row(number, raw, line))
+                continue
+            if not seen_content:
+                seen_content = True
+                csv = CsvLayout.from_header(line)
+                if csv is not None:
+                    continue
+                if looks_like_header(line):
+                    sink.bad(number, NOT_A_HEADER)
+                    continue
+            grids.line(number, raw, line)
+        self.csv = csv
+        self.seen_content = seen_content

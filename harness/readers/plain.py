@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
+from operator import itemgetter
 
 from backends.puzzle import CELL_COUNTS, SIZES, Puzzle, canonical_alphabet
 from harness.readers.batch import byte_table, grid_struct, repeated_in
@@ -31,6 +32,8 @@ PLAIN: dict[int, str] = {
     25: "123456789ABCDEFGHIJKLMNOPabcdefghijklmnop._*",
 }
 _NOTHING = ""
+_PLAIN_LENGTHS = frozenset(n * n + 1 for n in PLAIN)  # with the line break
+_LAST = itemgetter(slice(-1, None))  # a line's last character, if any
 
 
 @cache
@@ -42,22 +45,28 @@ def _not_plain(n: int) -> dict[int, None]:
 def plain_sides(lines: Sequence[str | None]) -> list[int]:
     """For each line, the side of its grid when it is a plain line (9, 16, 25), else 0.
 
-    A batch of plain lines of one size (the usual file) is told with a few whole-batch
-    string operations; any other batch looks at its 9x9 lines together, the others one by one.
+    Whole-batch string operations tell a batch without a line of a plain line's length, or
+    one of plain lines of one size (the usual files); any other batch looks at its 9x9 lines
+    together, the others one by one.
     """
     count = len(lines)
-    if not count or None in lines:
+    if None in lines:  # a line too long: rare
         return [_side(line) for line in lines]
-    if lines[-1][-1:] != "\n":  # type: ignore[index]  # the text's last line, unended
-        return [*plain_sides(lines[:-1]), 0]
-    text = "".join(lines)  # type: ignore[arg-type]  # no None, tested above
-    if text.count("\n") != count:  # not one line per item
+    lengths = set(map(len, lines))  # type: ignore[arg-type]  # no None, tested above
+    if lengths.isdisjoint(_PLAIN_LENGTHS):
+        return [0] * count
+    ends = "".join(map(_LAST, lines))
+    if ends != "\n" * count:
+        if ends[:-1] == "\n" * (count - 1):  # the text's last line, unended: never plain
+            return [*plain_sides(lines[:-1]), 0]
         return [_side(line) for line in lines]
-    lengths = set(map(len, lines))  # type: ignore[arg-type]
+    text = "".join(lines)  # type: ignore[arg-type]
+    if text.count("\n") != count:  # a line break inside a line: not lines as read
+        return [_side(line) for line in lines]
     if len(lengths) == 1:
         (length,) = lengths
-        n = CELL_COUNTS.get(length - 1, 0)
-        if n in PLAIN and text.translate(_not_plain(n)) == "\n" * count:
+        n = CELL_COUNTS[length - 1]
+        if text.translate(_not_plain(n)) == "\n" * count:
             return [n] * count
     rests = text.translate(_not_plain(9)).split("\n")  # what is left of each 9x9 line
     return [
