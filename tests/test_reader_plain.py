@@ -31,12 +31,12 @@ from tests.test_readers import (
 @contextmanager
 def reader(fast: bool, batch: int = 4096) -> Iterator[None]:
     """The readers with the fast path on or off, parsing ``batch`` lines at a time."""
-    saved = dispatch.FAST_PATH, dispatch._BATCH
-    dispatch.FAST_PATH, dispatch._BATCH = fast, batch
+    saved = dispatch.FAST_PATH, dispatch.BATCH
+    dispatch.FAST_PATH, dispatch.BATCH = fast, batch
     try:
         yield
     finally:
-        dispatch.FAST_PATH, dispatch._BATCH = saved
+        dispatch.FAST_PATH, dispatch.BATCH = saved
 
 
 def both(data: bytes, batch: int = 4096) -> tuple[ReadResult | str, ReadResult | str]:

@@ -50,7 +50,8 @@ from collections.abc import Iterator
 from itertools import compress, repeat
 from typing import TextIO
 
-from harness.readers.dispatch import gc_paused, parse_batches
+from harness.readers import dispatch
+from harness.readers.dispatch import gc_paused, parse
 from harness.readers.records import (
     BadLine,
     DatasetError,
@@ -58,7 +59,7 @@ from harness.readers.records import (
     ReadResult,
     format_bad_lines,
 )
-from harness.readers.source import MAX_LINE, bounded_lines, open_text
+from harness.readers.source import MAX_LINE, bounded_batches, open_text
 
 __all__ = [
     "MAX_LINE",
@@ -115,14 +116,14 @@ def _file_batches(
 
 def _text_batches(text: str, dataset: str) -> Iterator[list[PuzzleRecord | BadLine]]:
     lines = io.StringIO(text.removeprefix("\ufeff"), newline=None)
-    return parse_batches(bounded_lines(lines, dataset, text_only=True), dataset)
+    return parse(bounded_batches(lines, dataset, dispatch.BATCH, text_only=True), dataset)
 
 
 def _parse_then_close(
     handle: TextIO, owned: bool, dataset: str
 ) -> Iterator[list[PuzzleRecord | BadLine]]:
     try:
-        yield from parse_batches(bounded_lines(handle, dataset), dataset)
+        yield from parse(bounded_batches(handle, dataset, dispatch.BATCH), dataset)
     finally:
         if owned:
             handle.close()

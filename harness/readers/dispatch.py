@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from itertools import groupby, islice
+from itertools import groupby
 
 from harness.readers.check import Candidate, Item, Sink
 from harness.readers.csv_layout import NOT_A_HEADER, CsvLayout, looks_like_header
@@ -14,7 +14,7 @@ from harness.readers.messages import LINE_TOO_LONG
 from harness.readers.plain import plain_items, plain_sides
 from harness.readers.symbols import BIG_CELL_COUNTS, RULE_START, is_token
 
-_BATCH = 4096  # lines parsed, then their puzzles checked together
+BATCH = 4096  # lines parsed, then their puzzles checked together
 
 #: Whether runs of plain one-line puzzles take the fast path (:mod:`.plain`). Off, every line
 #: takes the general path, with the same results: for the tests and benchmarks that compare.
@@ -33,23 +33,17 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def parse(lines: Iterable[str | None], dataset: str) -> Iterator[Item]:
-    """Records and bad lines of ``lines`` (``None``: a line too long), in line order."""
-    for batch in parse_batches(lines, dataset):
-        yield from batch
-
-
-def parse_batches(lines: Iterable[str | None], dataset: str) -> Iterator[list[Item]]:
-    """:func:`parse`'s records and bad lines, a list at a time (what a batch of lines gave).
+def parse(batches: Iterable[list[str | None]], dataset: str) -> Iterator[list[Item]]:
+    """Records and bad lines of the lines of ``batches`` (``None``: a line too long), in
+    line order, a list at a time (what a batch of lines gave, if anything).
 
     Lines are parsed a batch at a time, with the cyclic garbage collector paused (never while
     the caller holds control): a batch allocates thousands of objects and no cycles, and the
     collector's repeated passes over them tripled the time of a large file.
     """
     dispatcher = _Dispatcher(dataset)
-    lines = iter(lines)
     first = 1
-    while batch := list(islice(lines, _BATCH)):
+    for batch in batches:
         with gc_paused():
             if FAST_PATH:
                 dispatcher.batch(first, batch)
