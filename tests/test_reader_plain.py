@@ -165,9 +165,10 @@ def test_fast_path_explains_a_repeated_digit() -> None:
 def test_plain_sides() -> None:
     """Plain lines are told by their side; anything else, even close, is 0."""
     lines = [f"{PUZ}\n", f"{PUZ16.lower()}\n", f"{PUZ25}\n", PUZ, f"{PUZ} \n", f"{PUZ4}\n", None]
-    assert [9, 16, 25, 0, 0, 0, 0] == plain_sides(lines)
+    assert ([9, 16, 25, 0, 0, 0, 0], None) == plain_sides(lines)
 
 
 def test_plain_sides_of_a_uniform_batch() -> None:
-    """A batch of plain 9x9 lines only is told as one."""
-    assert [9, 9, 9] == plain_sides([f"{PUZ}\n", f"{SOL}\n", f"{PUZ2}\n"])
+    """A batch of plain 9x9 lines only is told as one, and handed out as bytes."""
+    lines = [f"{PUZ}\n", f"{SOL}\n", f"{PUZ2}\n"]
+    assert ([9, 9, 9], "".join(lines).encode()) == plain_sides(lines)

@@ -72,8 +72,9 @@ class _Dispatcher:
     def batch(self, first: int, lines: list[str | None]) -> None:
         """Lines ``first``, ``first + 1``...: runs of plain lines (:mod:`.plain`) read
         together where a lone one-line puzzle is expected, every other line on its own."""
+        sides, data = plain_sides(lines)
         index = 0
-        for n, run in groupby(plain_sides(lines)):
+        for n, run in groupby(sides):
             stop = index + len(list(run))
             if n:
                 while index < stop and not self.expects_one_line():
@@ -81,7 +82,10 @@ class _Dispatcher:
                     index += 1
                 if index < stop:
                     plain: list[str] = lines[index:stop]  # type: ignore[assignment]
-                    self.sink.extend(plain_items(self.sink.dataset, first + index, plain, n))
+                    size = n * n + 1  # a plain line's length
+                    run_data = None if data is None else data[index * size : stop * size]
+                    items = plain_items(self.sink.dataset, first + index, plain, n, run_data)
+                    self.sink.extend(items)
             else:
                 self.lines(first + index, lines[index:stop])
             index = stop

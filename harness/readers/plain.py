@@ -37,42 +37,45 @@ _LAST = itemgetter(slice(-1, None))  # a line's last character, if any
 
 
 @cache
-def _not_plain(n: int) -> dict[int, None]:
-    """A ``str.translate`` table deleting the symbols of a plain line of side ``n``."""
-    return dict.fromkeys(map(ord, PLAIN[n]))
+def _plain_bytes(n: int) -> bytes:
+    """The symbols of a plain line of side ``n``, as the bytes to delete with
+    ``bytes.translate`` (the text is encoded as Latin-1, every other character as ``?``)."""
+    return PLAIN[n].encode("ascii")
 
 
-def plain_sides(lines: Sequence[str | None]) -> list[int]:
-    """For each line, the side of its grid when it is a plain line (9, 16, 25), else 0.
+def plain_sides(lines: Sequence[str | None]) -> tuple[list[int], bytes | None]:
+    """For each line, the side of its grid when it is a plain line (9, 16, 25), else 0; and
+    when every line is plain and of one size, the lines as bytes (for :func:`plain_items`).
 
     Whole-batch string operations tell a batch without a line of a plain line's length, or
     one of plain lines of one size (the usual files); any other batch looks at its 9x9 lines
     together, the others one by one.
     """
     count = len(lines)
-    if None in lines:  # a line too long: rare
-        return [_side(line) for line in lines]
-    lengths = set(map(len, lines))  # type: ignore[arg-type]  # no None, tested above
+    try:
+        lengths = set(map(len, lines))  # type: ignore[arg-type]
+    except TypeError:  # a None: a line too long (rare)
+        return [_side(line) for line in lines], None
     if lengths.isdisjoint(_PLAIN_LENGTHS):
-        return [0] * count
-    ends = "".join(map(_LAST, lines))
-    if ends != "\n" * count:
-        if ends[:-1] == "\n" * (count - 1):  # the text's last line, unended: never plain
-            return [*plain_sides(lines[:-1]), 0]
-        return [_side(line) for line in lines]
-    text = "".join(lines)  # type: ignore[arg-type]
-    if text.count("\n") != count:  # a line break inside a line: not lines as read
-        return [_side(line) for line in lines]
-    if len(lengths) == 1:
+        return [0] * count, None
+    data = "".join(lines).encode("latin-1", "replace")  # type: ignore[arg-type]
+    breaks = b"\n" * count
+    if len(lengths) == 1:  # every line plain, each ending with its only line break?
         (length,) = lengths
         n = CELL_COUNTS[length - 1]
-        if text.translate(_not_plain(n)) == "\n" * count:
-            return [n] * count
-    rests = text.translate(_not_plain(9)).split("\n")  # what is left of each 9x9 line
-    return [
+        if data[length - 1 :: length] == breaks == data.translate(None, _plain_bytes(n)):
+            return [n] * count, data
+    ends = "".join(map(_LAST, lines))
+    if ends != "\n" * count or data.count(b"\n") != count:
+        if ends[:-1] == "\n" * (count - 1):  # the text's last line, unended: never plain
+            return [*plain_sides(lines[:-1])[0], 0], None
+        return [_side(line) for line in lines], None  # not lines as read: one break each
+    rests = data.translate(None, _plain_bytes(9)).split(b"\n")  # what is left of 9x9 lines
+    sides = [
         (9 if not rest else 0) if len(line) == 82 else _side(line)  # type: ignore[arg-type]
-        for line, rest in zip(lines, rests, strict=False)
+        for line, rest in zip(lines, rests, strict=False)  # rests: one more, empty
     ]
+    return sides, None
 
 
 def _side(line: str | None) -> int:
@@ -80,18 +83,22 @@ def _side(line: str | None) -> int:
     if line is None or line[-1:] != "\n":
         return 0
     n = CELL_COUNTS.get(len(line) - 1, 0)
-    if n in PLAIN and line.translate(_not_plain(n)) == "\n":
+    if n in PLAIN and line.encode("latin-1", "replace").translate(None, _plain_bytes(n)) == b"\n":
         return n
     return 0
 
 
-def plain_items(dataset: str, first: int, lines: Sequence[str], n: int) -> list[Item]:
+def plain_items(
+    dataset: str, first: int, lines: Sequence[str], n: int, data: bytes | None = None
+) -> list[Item]:
     """The records of plain lines of side ``n``, the first on line ``first``, and the bad
-    lines among them (a digit twice in a unit), in line order."""
+    lines among them (a digit twice in a unit), in line order. ``data``: the lines as bytes,
+    if at hand."""
     alphabet = canonical_alphabet(n)
     ncells = n * n
-    count = len(lines)
-    digits = "".join(lines).encode("ascii").translate(byte_table(n, alphabet), b"\n")
+    if data is None:
+        data = "".join(lines).encode("ascii")
+    digits = data.translate(byte_table(n, alphabet), b"\n")
     refused = repeated_in(digits, ncells, n)
     box = SIZES[n]
     items: list[Item] = _records(dataset, first, box, grid_struct(ncells).iter_unpack(digits))
@@ -99,7 +106,6 @@ def plain_items(dataset: str, first: int, lines: Sequence[str], n: int) -> list[
         line = lines[index]
         reason = explain(Candidate(first + index, line[:-1], line), n, alphabet)
         items[index] = BadLine(dataset, first + index, reason)
-    assert len(items) == count
     return items
 
 
