@@ -3,9 +3,11 @@ the same records and bad lines, in the same order, for every mix of lines."""
 
 from __future__ import annotations
 
+import gc
 import io
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -172,3 +174,30 @@ def test_plain_sides_of_a_uniform_batch() -> None:
     """A batch of plain 9x9 lines only is told as one, and handed out as bytes."""
     lines = [f"{PUZ}\n", f"{SOL}\n", f"{PUZ2}\n"]
     assert ([9, 9, 9], "".join(lines).encode()) == plain_sides(lines)
+
+
+def test_records_go_to_the_oldest_generation(tmp_path: Path) -> None:
+    """After read_puzzles, no record waits in the collector's young generation."""
+    path = tmp_path / "p.txt"
+    path.write_text(f"{PUZ}\n{PUZ2}\n" * 500)
+    assert gc.isenabled()
+    result = read_puzzles(path)
+    young = {id(item) for item in gc.get_objects(generation=0)}
+    assert (True, 1000, False) == (
+        gc.isenabled(),
+        len(result.records),
+        any(id(record) in young for record in result.records),
+    )
+
+
+def test_a_callers_frozen_objects_stay_frozen(tmp_path: Path) -> None:
+    """Objects frozen before read_puzzles are still frozen after it."""
+    path = tmp_path / "p.txt"
+    path.write_text(f"{PUZ}\n{PUZ2}\n")
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        read_puzzles(path)
+        assert frozen == gc.get_freeze_count()
+    finally:
+        gc.unfreeze()
