@@ -176,18 +176,25 @@ def test_plain_sides_of_a_uniform_batch() -> None:
     assert ([9, 9, 9], "".join(lines).encode()) == plain_sides(lines)
 
 
-def test_records_go_to_the_oldest_generation(tmp_path: Path) -> None:
-    """After read_puzzles, no record waits in the collector's young generation."""
+def test_no_collection_follows_reading(tmp_path: Path) -> None:
+    """Reading 1000 puzzles starts no collection, then or at the next allocations: what it
+    made went to the collector's oldest generation."""
     path = tmp_path / "p.txt"
     path.write_text(f"{PUZ}\n{PUZ2}\n" * 500)
-    assert gc.isenabled()
-    result = read_puzzles(path)
-    young = {id(item) for item in gc.get_objects(generation=0)}
-    assert (True, 1000, False) == (
-        gc.isenabled(),
-        len(result.records),
-        any(id(record) in young for record in result.records),
-    )
+    started: list[int] = []
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(note)
+    try:
+        result = read_puzzles(path)
+        after = [[] for _ in range(100)]
+    finally:
+        gc.callbacks.remove(note)
+    assert (1000, 100, [], True) == (len(result.records), len(after), started, gc.isenabled())
 
 
 def test_a_callers_frozen_objects_stay_frozen(tmp_path: Path) -> None:
