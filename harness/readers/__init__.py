@@ -38,8 +38,12 @@ Ambiguities, resolved on purpose:
   (``0`` empty); otherwise the grid's symbols go through the alphabet detection of
   :mod:`backends.puzzle`, over the whole grid (one-line: over the puzzle and its solution).
 
-Speed: lines are streamed, and puzzles are checked in batches of a few thousand (:mod:`.check`),
-in pure Python, without numpy (:mod:`.batch`); :mod:`.dispatch` sends each line to its layout.
+Speed: lines are streamed a block of text at a time (:mod:`.source`), and puzzles are checked
+in batches of a few thousand (:mod:`.check`), in pure Python, without numpy (:mod:`.batch`);
+:mod:`.dispatch` sends each line to its layout, except runs of plain one-line puzzles (nothing
+but a puzzle's symbols on the line), which take a fast path that reads and checks a whole run
+at once (:mod:`.plain`), with the same results. :func:`read_puzzles` and :func:`read_text`
+leave what they made in the garbage collector's oldest generation (:func:`.dispatch.gc_paused`).
 """
 
 from __future__ import annotations

@@ -16,11 +16,11 @@ makes (a refused puzzle is explained by the same :func:`.check.explain`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
 from operator import itemgetter
 
-from backends.puzzle import CELL_COUNTS, SIZES, Puzzle, canonical_alphabet
+from backends.puzzle import CELL_COUNTS, SIZES, Grid, Puzzle, canonical_alphabet
 from harness.readers.batch import byte_table, grid_struct, repeated_in
 from harness.readers.check import Candidate, Item, explain
 from harness.readers.records import BadLine, PuzzleRecord
@@ -109,7 +109,7 @@ def plain_items(
     return items
 
 
-def _records(dataset: str, first: int, box: int, grids: object) -> list[PuzzleRecord]:
+def _records(dataset: str, first: int, box: int, grids: Iterator[Grid]) -> list[PuzzleRecord]:
     """One record per grid of cells: what :func:`.records.new_record` makes of
     ``Puzzle.unchecked(box, cells)``, no count, no solution, no meta, inlined (a call per
     puzzle less; the cells come out of a digit table, ints in 0..n by construction)."""
@@ -117,7 +117,7 @@ def _records(dataset: str, first: int, box: int, grids: object) -> list[PuzzleRe
     setattr_ = object.__setattr__
     records = []
     append = records.append
-    for line, cells in enumerate(grids, start=first):  # type: ignore[call-overload]
+    for line, cells in enumerate(grids, start=first):
         puzzle = new(Puzzle)
         setattr_(puzzle, "box", box)
         setattr_(puzzle, "cells", cells)

@@ -5,6 +5,8 @@ losing what the first opening read), and gzip is recognised from the first bytes
 which are then put back in front of the rest. Lines are read with a length limit, so that
 ``/dev/zero`` or a gzip bomb costs bounded memory: a line longer than :data:`MAX_LINE`
 characters comes out as ``None`` (reported as ``line too long``) and its rest is skipped.
+The first line is read with ``readline``, the rest a block of text at a time, split at C
+speed (:func:`bounded_batches`): the same lines as one ``readline`` each, in half the time.
 """
 
 from __future__ import annotations
