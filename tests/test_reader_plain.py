@@ -13,8 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from backends.puzzle import Puzzle
 from harness.readers import DatasetError, ReadResult, dispatch, read_puzzles, read_text
 from harness.readers.plain import plain_sides
+from harness.readers.records import new_record, new_records
 from tests.test_reader_fuzz import FakeStdin
 from tests.test_readers import (
     JUNK_PIECES,
@@ -208,3 +210,14 @@ def test_a_callers_frozen_objects_stay_frozen(tmp_path: Path) -> None:
         assert frozen == gc.get_freeze_count()
     finally:
         gc.unfreeze()
+
+
+def test_new_records_is_new_record_of_unchecked_puzzles() -> None:
+    """new_records makes what new_record makes of Puzzle.unchecked, field for field."""
+    grids = [Puzzle.parse(PUZ).cells, Puzzle.parse(SOL).cells]
+    made = new_records("x", 7, 3, grids)
+    expected = [
+        new_record("x", 7 + k, Puzzle.unchecked(3, g), None, None, "") for k, g in enumerate(grids)
+    ]
+    assert [vars(r) for r in expected] == [vars(r) for r in made]
+    assert [vars(r.puzzle) for r in expected] == [vars(r.puzzle) for r in made]

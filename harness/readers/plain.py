@@ -16,14 +16,14 @@ makes (a refused puzzle is explained by the same :func:`.check.explain`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from functools import cache
 from operator import itemgetter
 
-from backends.puzzle import CELL_COUNTS, SIZES, Grid, Puzzle, canonical_alphabet
+from backends.puzzle import CELL_COUNTS, SIZES, canonical_alphabet
 from harness.readers.batch import byte_table, grid_struct, repeated_in
 from harness.readers.check import Candidate, Item, explain
-from harness.readers.records import BadLine, PuzzleRecord
+from harness.readers.records import BadLine, new_records
 
 #: The symbols of a plain line, by grid side.
 PLAIN: dict[int, str] = {
@@ -31,7 +31,6 @@ PLAIN: dict[int, str] = {
     16: "123456789ABCDEFGabcdefg._*",
     25: "123456789ABCDEFGHIJKLMNOPabcdefghijklmnop._*",
 }
-_NOTHING = ""
 _PLAIN_LENGTHS = frozenset(n * n + 1 for n in PLAIN)  # with the line break
 _LAST = itemgetter(slice(-1, None))  # a line's last character, if any
 
@@ -101,33 +100,9 @@ def plain_items(
     digits = data.translate(byte_table(n, alphabet), b"\n")
     refused = repeated_in(digits, ncells, n)
     box = SIZES[n]
-    items: list[Item] = _records(dataset, first, box, grid_struct(ncells).iter_unpack(digits))
+    items: list[Item] = new_records(dataset, first, box, grid_struct(ncells).iter_unpack(digits))
     for index in refused:
         line = lines[index]
         reason = explain(Candidate(first + index, line[:-1], line), n, alphabet)
         items[index] = BadLine(dataset, first + index, reason)
     return items
-
-
-def _records(dataset: str, first: int, box: int, grids: Iterator[Grid]) -> list[PuzzleRecord]:
-    """One record per grid of cells: what :func:`.records.new_record` makes of
-    ``Puzzle.unchecked(box, cells)``, no count, no solution, no meta, inlined (a call per
-    puzzle less; the cells come out of a digit table, ints in 0..n by construction)."""
-    new = object.__new__
-    setattr_ = object.__setattr__
-    records = []
-    append = records.append
-    for line, cells in enumerate(grids, start=first):
-        puzzle = new(Puzzle)
-        setattr_(puzzle, "box", box)
-        setattr_(puzzle, "cells", cells)
-        record = new(PuzzleRecord)
-        fields = record.__dict__
-        fields["dataset"] = dataset
-        fields["line"] = line
-        fields["puzzle"] = puzzle
-        fields["expected_count"] = None
-        fields["expected_solution"] = None
-        fields["meta"] = _NOTHING
-        append(record)
-    return records
