@@ -67,12 +67,9 @@ def new_records(dataset: str, first: int, box: int, grids: Iterable[Grid]) -> li
         fields["puzzle"] = puzzle
         fields["expected_count"] = None
         fields["expected_solution"] = None
-        fields["meta"] = _NO_META
+        fields["meta"] = ""
         append(record)
     return records
-
-
-_NO_META = ""
 
 
 @dataclass(frozen=True)
