@@ -33,22 +33,25 @@ from tests.test_readers import (
 
 
 @contextmanager
-def reader(fast: bool, batch: int = 4096) -> Iterator[None]:
-    """The readers with the fast path on or off, parsing ``batch`` lines at a time."""
-    saved = dispatch.FAST_PATH, dispatch.BATCH
-    dispatch.FAST_PATH, dispatch.BATCH = fast, batch
+def reader(fast: bool, batch: int = 4096, min_run: int = 1) -> Iterator[None]:
+    """The readers with the fast path on or off, parsing ``batch`` lines at a time, taking
+    the fast path for runs of ``min_run`` plain lines or more."""
+    saved = dispatch.FAST_PATH, dispatch.BATCH, dispatch.MIN_RUN
+    dispatch.FAST_PATH, dispatch.BATCH, dispatch.MIN_RUN = fast, batch, min_run
     try:
         yield
     finally:
-        dispatch.FAST_PATH, dispatch.BATCH = saved
+        dispatch.FAST_PATH, dispatch.BATCH, dispatch.MIN_RUN = saved
 
 
-def both(data: bytes, batch: int = 4096) -> tuple[ReadResult | str, ReadResult | str]:
+def both(
+    data: bytes, batch: int = 4096, min_run: int = 1
+) -> tuple[ReadResult | str, ReadResult | str]:
     """What the fast and the general path read from ``data`` on standard input (or the
     DatasetError's message)."""
     results: list[ReadResult | str] = []
     for fast in (True, False):
-        with reader(fast, batch):
+        with reader(fast, batch, min_run):
             try:
                 results.append(read_puzzles("-", stdin=FakeStdin(io.BytesIO(data))))
             except DatasetError as exc:
@@ -124,14 +127,15 @@ line = st.one_of(
     st.booleans(),
     st.booleans(),
     st.sampled_from([1, 2, 3, 5, 4096]),
+    st.sampled_from([1, 2, 3]),
 )
 def test_fast_path_reads_what_the_general_path_reads(
-    lines: list[str], newline: str, bom: bool, last_newline: bool, batch: int
+    lines: list[str], newline: str, bom: bool, last_newline: bool, batch: int, min_run: int
 ) -> None:
     """Mixed files (any newline, a BOM or not, a last line break or not): same results."""
     text = newline.join(lines) + (newline if last_newline else "")
     data = ("\ufeff" if bom else "").encode() + text.encode("utf-8", "surrogatepass")
-    fast, general = both(data, batch)
+    fast, general = both(data, batch, min_run)
     assert general == fast
 
 
