@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from backends.puzzle import Puzzle
 from harness.readers import DatasetError, ReadResult, dispatch, read_puzzles, read_text
-from harness.readers.plain import plain_sides
+from harness.readers.plain import plain_kinds
 from harness.readers.records import new_record, new_records
 from tests.test_reader_fuzz import FakeStdin
 from tests.test_readers import (
@@ -170,16 +170,31 @@ def test_fast_path_explains_a_repeated_digit() -> None:
     assert [expected] == [str(b) for b in result.bad]
 
 
-def test_plain_sides() -> None:
-    """Plain lines are told by their side; anything else, even close, is 0."""
-    lines = [f"{PUZ}\n", f"{PUZ16.lower()}\n", f"{PUZ25}\n", PUZ, f"{PUZ} \n", f"{PUZ4}\n", None]
-    assert ([9, 16, 25, 0, 0, 0, 0], None) == plain_sides(lines)
+def test_plain_kinds() -> None:
+    """Plain lines are told by their side, blank and comment lines are neutral; anything
+    else, even close, is other (with and without a line too long in the batch)."""
+    lines = [f"{PUZ}\n", f"{PUZ16.lower()}\n", f"{PUZ25}\n", "\n", "# x\n", f"{PUZ} \n"]
+    assert ("abc--.-.", None) == plain_kinds([*lines, "  \n", f"{PUZ4}\n"])
+    assert ("abc--..", None) == plain_kinds([*lines, None])
 
 
-def test_plain_sides_of_a_uniform_batch() -> None:
+def test_plain_kinds_of_a_uniform_batch() -> None:
     """A batch of plain 9x9 lines only is told as one, and handed out as bytes."""
     lines = [f"{PUZ}\n", f"{SOL}\n", f"{PUZ2}\n"]
-    assert ([9, 9, 9], "".join(lines).encode()) == plain_sides(lines)
+    assert ("aaa", "".join(lines).encode()) == plain_kinds(lines)
+
+
+def test_plain_kinds_of_an_unended_last_line() -> None:
+    """The text's last line, without its line break, is never plain."""
+    assert ("a-.", None) == plain_kinds([f"{PUZ}\n", "\n", PUZ])
+
+
+def test_plain_puzzles_between_blank_lines_and_comments() -> None:
+    """Plain lines with blank lines and comments between them: the general path's results."""
+    text = "".join(f"{PUZ}\n\n# {k}\n{DUPLICATE_IN_ROW if k % 7 else PUZ2}\n" for k in range(50))
+    fast, general = both(text.encode(), min_run=64)
+    assert (58, 42) == (len(fast.records), len(fast.bad))  # type: ignore[union-attr]
+    assert general == fast
 
 
 def test_no_collection_follows_reading(tmp_path: Path) -> None:
@@ -219,7 +234,7 @@ def test_a_callers_frozen_objects_stay_frozen(tmp_path: Path) -> None:
 def test_new_records_is_new_record_of_unchecked_puzzles() -> None:
     """new_records makes what new_record makes of Puzzle.unchecked, field for field."""
     grids = [Puzzle.parse(PUZ).cells, Puzzle.parse(SOL).cells]
-    made = new_records("x", 7, 3, grids)
+    made = new_records("x", range(7, 9), 3, grids)
     expected = [
         new_record("x", 7 + k, Puzzle.unchecked(3, g), None, None, "") for k, g in enumerate(grids)
     ]

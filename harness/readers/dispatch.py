@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from itertools import groupby
+from itertools import compress, repeat
+from operator import ne
 
 from harness.readers.check import Candidate, Item, Sink
 from harness.readers.csv_layout import NOT_A_HEADER, CsvLayout, looks_like_header
 from harness.readers.grids import GridLayout
 from harness.readers.messages import LINE_TOO_LONG
-from harness.readers.plain import plain_items, plain_sides
+from harness.readers.plain import NEUTRAL, SEGMENT, SIDE, plain_items, plain_kinds
 from harness.readers.symbols import BIG_CELL_COUNTS, RULE_START, is_token
 
 BATCH = 4096  # lines parsed, then their puzzles checked together
@@ -19,8 +20,8 @@ BATCH = 4096  # lines parsed, then their puzzles checked together
 #: Whether runs of plain one-line puzzles take the fast path (:mod:`.plain`). Off, every line
 #: takes the general path, with the same results: for the tests and benchmarks that compare.
 FAST_PATH = True
-#: The shortest run of plain lines that takes the fast path: checking a run costs some 50 us
-#: whatever its length (81 cells' bit planes), the general path some 2 us a puzzle.
+#: The fewest plain lines a stretch takes the fast path with: checking them costs some 50 us
+#: however few they are (81 cells' bit planes), the general path some 2 us a puzzle.
 MIN_RUN = 64
 
 
@@ -84,26 +85,52 @@ class _Dispatcher:
         self.seen_content = False
 
     def batch(self, first: int, lines: list[str | None]) -> None:
-        """Lines ``first``, ``first + 1``...: runs of plain lines (:mod:`.plain`) read
-        together where a lone one-line puzzle is expected, every other line on its own."""
-        sides, data = plain_sides(lines)
+        """Lines ``first``, ``first + 1``...: stretches of plain lines (:mod:`.plain`), and
+        of blank and comment lines between them, read together where a lone one-line puzzle
+        is expected, every other line on its own."""
+        kinds, data = plain_kinds(lines)
         index = 0
-        for n, run in groupby(sides):
-            stop = index + len(list(run))
-            if n:
-                while index < stop and not self.expects_one_line():
-                    self.lines(first + index, lines[index : index + 1])
-                    index += 1
-                if stop - index >= MIN_RUN:
-                    plain: list[str] = lines[index:stop]  # type: ignore[assignment]
-                    size = n * n + 1  # a plain line's length
-                    run_data = None if data is None else data[index * size : stop * size]
-                    items = plain_items(self.sink.dataset, first + index, plain, n, run_data)
-                    self.sink.extend(items)
-                    index = stop
+        for segment in SEGMENT.finditer(kinds):
+            start, stop = segment.span()
+            if index < start:
+                self.lines(first + index, lines[index:start])
+            index = start
+            while index < stop and not self.expects_one_line():
+                self.lines(first + index, lines[index : index + 1])
+                index += 1
+            part = kinds[index:stop]
+            if len(part) - part.count(NEUTRAL) >= MIN_RUN:
+                self._plain(first, lines, index, stop, part, data)
+                index = stop
             if index < stop:
                 self.lines(first + index, lines[index:stop])
             index = stop
+        if index < len(lines):
+            self.lines(first + index, lines[index:])
+
+    def _plain(
+        self,
+        first: int,
+        lines: list[str | None],
+        start: int,
+        stop: int,
+        kinds: str,
+        data: bytes | None,
+    ) -> None:
+        """The plain lines among lines ``start`` to ``stop`` (their ``kinds``), through the
+        fast path; the neutral lines between them, skipped (they change nothing here)."""
+        n = SIDE[kinds.replace(NEUTRAL, "")[0]]
+        if NEUTRAL not in kinds:
+            numbers: Sequence[int] = range(first + start, first + stop)
+            plain: list[str] = lines[start:stop]  # type: ignore[assignment]
+            size = n * n + 1  # a plain line's length
+            data = None if data is None else data[start * size : stop * size]
+        else:
+            chosen = list(compress(range(start, stop), map(ne, kinds, repeat(NEUTRAL))))
+            numbers = [first + index for index in chosen]
+            plain = list(map(lines.__getitem__, chosen))  # type: ignore[arg-type]
+            data = None
+        self.sink.extend(plain_items(self.sink.dataset, numbers, plain, n, data))
 
     def expects_one_line(self) -> bool:
         """Whether a one-line puzzle alone on the next line would be read on its own, as a

@@ -1,4 +1,4 @@
-"""The fast path: runs of plain one-line puzzles, read and checked a whole run at a time.
+"""The fast path: plain one-line puzzles, read and checked a whole stretch of lines at a time.
 
 A *plain* line is a one-line puzzle alone on its line, in the canonical alphabet, in the
 symbols of :data:`PLAIN`: the 9x9 ``1-9`` with ``.``, ``0``, ``_`` or ``*`` for empty, or the
@@ -8,14 +8,17 @@ line, not even a space, and it ends with its line break.
 
 Where the dispatcher would make such a line a candidate for the batch check anyway (outside
 a grid, after the first line, not in CSV), its record is built here without a
-:class:`.check.Candidate`: the run's symbols become digits with one ``bytes.translate``, the
-repeated digits are found by the batch check (:mod:`.batch`), and the cells of every puzzle
-come out of one ``Struct.iter_unpack``. The records and bad lines are those the general path
-makes (a refused puzzle is explained by the same :func:`.check.explain`).
+:class:`.check.Candidate`, for a whole stretch of plain lines at once (blank lines and
+comments between them change nothing there, and are skipped): the symbols become digits with
+one ``bytes.translate``, the repeated digits are found by the batch check (:mod:`.batch`), and
+the cells of every puzzle come out of one ``Struct.iter_unpack``. The records and bad lines
+are those the general path makes (a refused puzzle is explained by the same
+:func:`.check.explain`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import cache
 from operator import itemgetter
@@ -32,6 +35,15 @@ PLAIN: dict[int, str] = {
     25: "123456789ABCDEFGHIJKLMNOPabcdefghijklmnop._*",
 }
 _PLAIN_LENGTHS = frozenset(n * n + 1 for n in PLAIN)  # with the line break
+
+#: What :func:`plain_kinds` calls a line: plain (by side), neutral (blank, a comment: where a
+#: lone one-line puzzle is expected, such a line changes nothing), other.
+KIND = {9: "a", 16: "b", 25: "c"}
+NEUTRAL = "-"
+OTHER = "."
+#: A stretch of plain lines of one side, and neutral lines.
+SEGMENT = re.compile("[a-]+|[b-]+|[c-]+")
+SIDE = {kind: n for n, kind in KIND.items()}
 _LAST = itemgetter(slice(-1, None))  # a line's last character, if any
 
 
@@ -42,8 +54,9 @@ def _plain_bytes(n: int) -> bytes:
     return PLAIN[n].encode("ascii")
 
 
-def plain_sides(lines: Sequence[str | None]) -> tuple[list[int], bytes | None]:
-    """For each line, the side of its grid when it is a plain line (9, 16, 25), else 0; and
+def plain_kinds(lines: Sequence[str | None]) -> tuple[str, bytes | None]:
+    """What each line is, one character a line: :data:`KIND` of its side for a plain line,
+    :data:`NEUTRAL` for a blank line or a comment, :data:`OTHER` for any other line; and
     when every line is plain and of one size, the lines as bytes (for :func:`plain_items`).
 
     Whole-batch string operations tell a batch without a line of a plain line's length, or
@@ -54,45 +67,56 @@ def plain_sides(lines: Sequence[str | None]) -> tuple[list[int], bytes | None]:
     try:
         lengths = set(map(len, lines))  # type: ignore[arg-type]
     except TypeError:  # a None: a line too long (rare)
-        return [_side(line) for line in lines], None
+        return "".join(map(_kind, lines)), None
     if lengths.isdisjoint(_PLAIN_LENGTHS):
-        return [0] * count, None
+        return OTHER * count, None
     data = "".join(lines).encode("latin-1", "replace")  # type: ignore[arg-type]
     breaks = b"\n" * count
     if len(lengths) == 1:  # every line plain, each ending with its only line break?
         (length,) = lengths
         n = CELL_COUNTS[length - 1]
         if data[length - 1 :: length] == breaks == data.translate(None, _plain_bytes(n)):
-            return [n] * count, data
+            return KIND[n] * count, data
     ends = "".join(map(_LAST, lines))
     if ends != "\n" * count or data.count(b"\n") != count:
         if ends[:-1] == "\n" * (count - 1):  # the text's last line, unended: never plain
-            return [*plain_sides(lines[:-1])[0], 0], None
-        return [_side(line) for line in lines], None  # not lines as read: one break each
+            return plain_kinds(lines[:-1])[0] + _kind(lines[-1]), None
+        return "".join(map(_kind, lines)), None  # not lines as read: one break each
     rests = data.translate(None, _plain_bytes(9)).split(b"\n")  # what is left of 9x9 lines
-    sides = [
-        (9 if not rest else 0) if len(line) == 82 else _side(line)  # type: ignore[arg-type]
+    nine = KIND[9]
+    kinds = [
+        (OTHER if rest else nine)
+        if len(line) == 82  # type: ignore[arg-type]
+        else NEUTRAL
+        if line == "\n" or line[:1] == "#"  # type: ignore[index]
+        else _kind(line)
         for line, rest in zip(lines, rests, strict=False)  # rests: one more, empty
     ]
-    return sides, None
+    return "".join(kinds), None
 
 
-def _side(line: str | None) -> int:
-    """The side of a plain line's grid, else 0 (one line, the slow way)."""
-    if line is None or line[-1:] != "\n":
-        return 0
+def _kind(line: str | None) -> str:
+    """What a line is (see :func:`plain_kinds`), the slow way."""
+    if line is None:
+        return OTHER
+    if not line.strip() or line.lstrip()[:1] == "#":
+        return NEUTRAL
     n = CELL_COUNTS.get(len(line) - 1, 0)
-    if n in PLAIN and line.encode("latin-1", "replace").translate(None, _plain_bytes(n)) == b"\n":
-        return n
-    return 0
+    if (
+        n in PLAIN
+        and line[-1] == "\n"
+        and line.encode("latin-1", "replace").translate(None, _plain_bytes(n)) == b"\n"
+    ):
+        return KIND[n]
+    return OTHER
 
 
 def plain_items(
-    dataset: str, first: int, lines: Sequence[str], n: int, data: bytes | None = None
+    dataset: str, numbers: Sequence[int], lines: Sequence[str], n: int, data: bytes | None = None
 ) -> list[Item]:
-    """The records of plain lines of side ``n``, the first on line ``first``, and the bad
-    lines among them (a digit twice in a unit), in line order. ``data``: the lines as bytes,
-    if at hand."""
+    """The records of plain lines of side ``n``, on lines ``numbers``, and the bad lines
+    among them (a digit twice in a unit), in line order. ``data``: the lines as bytes, if at
+    hand."""
     alphabet = canonical_alphabet(n)
     ncells = n * n
     if data is None:
@@ -100,9 +124,9 @@ def plain_items(
     digits = data.translate(byte_table(n, alphabet), b"\n")
     refused = repeated_in(digits, ncells, n)
     box = SIZES[n]
-    items: list[Item] = new_records(dataset, first, box, grid_struct(ncells).iter_unpack(digits))
+    items: list[Item] = new_records(dataset, numbers, box, grid_struct(ncells).iter_unpack(digits))
     for index in refused:
         line = lines[index]
-        reason = explain(Candidate(first + index, line[:-1], line), n, alphabet)
-        items[index] = BadLine(dataset, first + index, reason)
+        reason = explain(Candidate(numbers[index], line[:-1], line), n, alphabet)
+        items[index] = BadLine(dataset, numbers[index], reason)
     return items
