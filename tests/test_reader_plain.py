@@ -14,7 +14,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backends.puzzle import Puzzle
-from harness.readers import DatasetError, ReadResult, dispatch, read_puzzles, read_text
+from harness.readers import (
+    MAX_LINE,
+    DatasetError,
+    ReadResult,
+    dispatch,
+    read_puzzles,
+    read_text,
+)
 from harness.readers.plain import plain_kinds
 from harness.readers.records import new_record, new_records
 from tests.test_reader_fuzz import FakeStdin
@@ -132,7 +139,8 @@ line = st.one_of(
 def test_fast_path_reads_what_the_general_path_reads(
     lines: list[str], newline: str, bom: bool, last_newline: bool, batch: int, min_run: int
 ) -> None:
-    """Mixed files (any newline, a BOM or not, a last line break or not): same results."""
+    """Mixed files (any newline, a BOM or not, a last line break or not), parsed in batches
+    of any size, the fast path taken by stretches of any length: the same results."""
     text = newline.join(lines) + (newline if last_newline else "")
     data = ("\ufeff" if bom else "").encode() + text.encode("utf-8", "surrogatepass")
     fast, general = both(data, batch, min_run)
@@ -150,6 +158,8 @@ def test_fast_path_reads_what_the_general_path_reads(
         "\n".join(rows_of(PUZ, 9)) + f"\n{PUZ}\n{PUZ2}\n",
         f"quizzes,solutions\n{PUZ},{SOL}\n{PUZ}\n",
         f"{PUZ4}\n{PUZ}\n{PUZ}\n",
+        f"{PUZ}\n{PUZ}\n{'1' * (MAX_LINE + 5)}\n{PUZ2}\n{DUPLICATE_IN_BOX}\n{PUZ}\n",
+        f"{PUZ}\n\n{PUZ2}\n# note\n  # note\n \n{DUPLICATE_IN_ROW}\n{PUZ}",
     ],
 )
 def test_fast_path_table(text: str) -> None:
