@@ -12,7 +12,7 @@ from harness.readers.check import Candidate, Item, Sink
 from harness.readers.csv_layout import NOT_A_HEADER, CsvLayout, looks_like_header
 from harness.readers.grids import GridLayout
 from harness.readers.messages import LINE_TOO_LONG
-from harness.readers.plain import NEUTRAL, SEGMENT, SIDE, plain_items, plain_kinds
+from harness.readers.plain import NEUTRAL, SIDE, plain_items, plain_kinds, stretches
 from harness.readers.symbols import BIG_CELL_COUNTS, RULE_START, is_token
 
 BATCH = 4096  # lines parsed, then their puzzles checked together
@@ -90,7 +90,7 @@ class _Dispatcher:
         is expected, every other line on its own."""
         kinds, data = plain_kinds(lines)
         index = 0
-        for segment in SEGMENT.finditer(kinds):
+        for segment in stretches(MIN_RUN).finditer(kinds):
             start, stop = segment.span()
             if index < start:
                 self.lines(first + index, lines[index:start])

@@ -41,9 +41,16 @@ _PLAIN_LENGTHS = frozenset(n * n + 1 for n in PLAIN)  # with the line break
 KIND = {9: "a", 16: "b", 25: "c"}
 NEUTRAL = "-"
 OTHER = "."
-#: A stretch of plain lines of one side, and neutral lines.
-SEGMENT = re.compile("[a-]+|[b-]+|[c-]+")
 SIDE = {kind: n for n, kind in KIND.items()}
+
+
+@cache
+def stretches(least: int) -> re.Pattern[str]:
+    """Finds, in :func:`plain_kinds`' string, the stretches of ``least`` lines or more that
+    are plain lines of one side and neutral lines."""
+    return re.compile("|".join(f"[{kind}{NEUTRAL}]{{{least},}}" for kind in KIND.values()))
+
+
 _LAST = itemgetter(slice(-1, None))  # a line's last character, if any
 
 
