@@ -1,7 +1,7 @@
 """Reading speed: harness.readers on COUNT distinct 9x9 puzzles in four layouts.
 
     python benchmarks/bench_readers.py [--count 20000] [--rounds 7] [--compare REV]
-                                       [--layout one-line ...]
+                                       [--general] [--layout one-line ...]
 
 The puzzles are the symmetry variants of the public sets that bench_overhead.py builds. Each
 layout is written to a temporary file: one puzzle per line, the same with a rating after each
@@ -9,7 +9,10 @@ grid, gzip, and multi-line grids (``Puzzle.pretty``). It prints, per layout, the
 of ``read_puzzles`` over ROUNDS rounds and the time per puzzle. ``--compare`` loads another
 implementation of the readers, the ``harness/readers/`` package at a git revision (say
 ``main``) or a single module file, and times it in the same rounds, alternating, with the
-ratio new/other. ``--layout`` (repeatable) times only the layouts named.
+ratio new/other. ``--general`` also times this checkout's readers with the fast path for plain
+one-line puzzles turned off (``harness.readers.dispatch.FAST_PATH``), every line taking the
+general path, with the ratio new/general. ``--layout`` (repeatable) times only the layouts
+named.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_overhead import build
 
 from backends.puzzle import Puzzle
-from harness.readers import read_puzzles
+from harness.readers import dispatch, read_puzzles
 
 Reader = Callable[[str], object]
 
@@ -95,6 +98,15 @@ def load_file(path: str) -> Reader:
     return module.read_puzzles
 
 
+def general_path(path: str) -> object:
+    """``read_puzzles`` with the fast path off: every line through the general path."""
+    dispatch.FAST_PATH = False
+    try:
+        return read_puzzles(path)
+    finally:
+        dispatch.FAST_PATH = True
+
+
 def timed(reader: Reader, path: Path) -> float:
     """Seconds to read the file; freeing what was read comes after the clock stops."""
     start = time.perf_counter()
@@ -111,6 +123,9 @@ def main() -> None:
     parser.add_argument(
         "--compare", metavar="REV", help="git revision (or module file) to time side by side"
     )
+    parser.add_argument(
+        "--general", action="store_true", help="also time the readers with the fast path off"
+    )
     parser.add_argument("--layout", action="append", choices=LAYOUTS, help="only these layouts")
     args = parser.parse_args()
     puzzles = build(args.count, seed=1)
@@ -118,6 +133,8 @@ def main() -> None:
         readers: dict[str, Reader] = {"readers": read_puzzles}
         if args.compare:
             readers["other"] = load_other(args.compare, Path(tmp))
+        if args.general:
+            readers["general"] = general_path
         paths = write_layouts(puzzles, Path(tmp))
         paths = {name: path for name, path in paths.items() if name in (args.layout or LAYOUTS)}
         for reader in readers.values():  # warm-up: imports, caches
@@ -127,18 +144,14 @@ def main() -> None:
             for layout, path in paths.items():
                 for name, reader in readers.items():
                     times[layout, name].append(timed(reader, path))
-    print(f"{args.count} puzzles, median of {args.rounds} rounds")
+    print(f"{args.count} puzzles, median of {args.rounds} rounds (ratio: readers / that one)")
     for layout in paths:
-        cells = []
-        for name in readers:
+        new = statistics.median(times[layout, "readers"])
+        cells = [f"readers {new * 1e3:6.1f} ms {new / args.count * 1e6:4.1f} us"]
+        for name in list(readers)[1:]:
             median = statistics.median(times[layout, name])
-            cells.append(f"{name} {median * 1e3:7.1f} ms ({median / args.count * 1e6:4.1f} us)")
-        if args.compare:
-            ratio = statistics.median(times[layout, "readers"]) / statistics.median(
-                times[layout, "other"]
-            )
-            cells.append(f"ratio {ratio:.2f}")
-        print(f"{layout:<12} " + "   ".join(cells))
+            cells.append(f"{name} {median * 1e3:6.1f} ms  ratio {new / median:.2f}")
+        print(f"{layout:<12} " + " | ".join(cells))
 
 
 if __name__ == "__main__":

@@ -38,8 +38,12 @@ Ambiguities, resolved on purpose:
   (``0`` empty); otherwise the grid's symbols go through the alphabet detection of
   :mod:`backends.puzzle`, over the whole grid (one-line: over the puzzle and its solution).
 
-Speed: lines are streamed, and puzzles are checked in batches of a few thousand (:mod:`.check`),
-in pure Python, without numpy (:mod:`.batch`); :mod:`.dispatch` sends each line to its layout.
+Speed: lines are streamed a block of text at a time (:mod:`.source`), and puzzles are checked
+in batches of a few thousand (:mod:`.check`), in pure Python, without numpy (:mod:`.batch`);
+:mod:`.dispatch` sends each line to its layout, except runs of plain one-line puzzles (nothing
+but a puzzle's symbols on the line), which take a fast path that reads and checks a whole run
+at once (:mod:`.plain`), with the same results. :func:`read_puzzles` and :func:`read_text`
+leave what they made in the garbage collector's oldest generation (:func:`.dispatch.gc_paused`).
 """
 
 from __future__ import annotations
@@ -47,8 +51,10 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Iterator
+from itertools import compress, repeat
 from typing import TextIO
 
+from harness.readers import dispatch
 from harness.readers.dispatch import gc_paused, parse
 from harness.readers.records import (
     BadLine,
@@ -57,7 +63,7 @@ from harness.readers.records import (
     ReadResult,
     format_bad_lines,
 )
-from harness.readers.source import MAX_LINE, bounded_lines, open_text
+from harness.readers.source import MAX_LINE, bounded_batches, open_text
 
 __all__ = [
     "MAX_LINE",
@@ -79,12 +85,12 @@ def read_puzzles(path: str | os.PathLike[str], stdin: TextIO | None = None) -> R
     Plain or gzip (by ``.gz`` suffix or gzip magic), UTF-8. Raises :class:`DatasetError`
     only when the file as a whole cannot be read; bad lines go in ``ReadResult.bad``.
     """
-    return _collect(iter_puzzles(path, stdin))
+    return _collect(_file_batches(path, stdin))
 
 
 def read_text(text: str, dataset: str) -> ReadResult:
     """Parse puzzle text already in memory, naming it ``dataset`` in the results. Never raises."""
-    return _collect(iter_text(text, dataset))
+    return _collect(_text_batches(text, dataset))
 
 
 def iter_puzzles(
@@ -95,39 +101,56 @@ def iter_puzzles(
     A missing or unopenable file raises :class:`DatasetError` at once; one found to be
     binary, undecodable or corrupt gzip further on raises it during the iteration.
     """
+    return _items(_file_batches(path, stdin))
+
+
+def iter_text(text: str, dataset: str) -> Iterator[PuzzleRecord | BadLine]:
+    """Stream :func:`read_text`'s records and bad lines, in line order. Never raises."""
+    return _items(_text_batches(text, dataset))
+
+
+def _file_batches(
+    path: str | os.PathLike[str], stdin: TextIO | None
+) -> Iterator[list[PuzzleRecord | BadLine]]:
+    """The file opened at once (a DatasetError now, not on first use), then parsed batches."""
     path = os.fspath(path)  # the dataset is named in rows as the string the caller gave
     handle, owned = open_text(path, stdin)
     return _parse_then_close(handle, owned, path)
 
 
-def iter_text(text: str, dataset: str) -> Iterator[PuzzleRecord | BadLine]:
-    """Stream :func:`read_text`'s records and bad lines, in line order. Never raises."""
+def _text_batches(text: str, dataset: str) -> Iterator[list[PuzzleRecord | BadLine]]:
     lines = io.StringIO(text.removeprefix("\ufeff"), newline=None)
-    return parse(bounded_lines(lines, dataset, text_only=True), dataset)
+    return parse(bounded_batches(lines, dataset, dispatch.BATCH, text_only=True), dataset)
 
 
 def _parse_then_close(
     handle: TextIO, owned: bool, dataset: str
-) -> Iterator[PuzzleRecord | BadLine]:
+) -> Iterator[list[PuzzleRecord | BadLine]]:
     try:
-        yield from parse(bounded_lines(handle, dataset), dataset)
+        yield from parse(bounded_batches(handle, dataset, dispatch.BATCH), dataset)
     finally:
         if owned:
             handle.close()
 
 
-def _collect(items: Iterator[PuzzleRecord | BadLine]) -> ReadResult:
-    """Gather streamed items into a ReadResult, with the cyclic garbage collector paused.
+def _items(batches: Iterator[list[PuzzleRecord | BadLine]]) -> Iterator[PuzzleRecord | BadLine]:
+    for batch in batches:
+        yield from batch
+
+
+def _collect(batches: Iterator[list[PuzzleRecord | BadLine]]) -> ReadResult:
+    """Gather parsed batches into a ReadResult, with the cyclic garbage collector paused.
 
     The records pile up, and no cycles are made: left on, the collector would rescan the
-    growing heap again and again.
+    growing heap again and again; after, they go straight to its oldest generation
+    (:func:`.dispatch.gc_paused`). A batch is split by type without a Python loop per item.
     """
     records: list[PuzzleRecord] = []
     bad: list[BadLine] = []
-    with gc_paused():
-        for item in items:
-            if isinstance(item, PuzzleRecord):
-                records.append(item)
-            else:
-                bad.append(item)
+    with gc_paused(promote=True):
+        for batch in batches:
+            before = len(records)
+            records.extend(compress(batch, map(isinstance, batch, repeat(PuzzleRecord))))
+            if len(records) - before < len(batch):
+                bad.extend(compress(batch, map(isinstance, batch, repeat(BadLine))))
     return ReadResult(tuple(records), tuple(bad))

@@ -16,7 +16,7 @@ from itertools import accumulate
 from operator import and_, or_
 from struct import Struct
 
-from backends.puzzle import SIZES, Grid, Unit, geometry
+from backends.puzzle import CELL_COUNTS, SIZES, Grid, Unit, geometry
 from harness.readers.symbols import digit_table
 
 
@@ -45,19 +45,19 @@ def check(
             bits = cell_bits(given, ncells, n)
         wrong = incomplete(sbits, units, n, len(solved)) | contradicted(bits, sbits)
         refused.update(solved[j] for j in flagged(wrong, len(solved), n))
-        for k, cells in zip(solved, _grid(ncells).iter_unpack(sdigits), strict=True):
+        for k, cells in zip(solved, grid_struct(ncells).iter_unpack(sdigits), strict=True):
             expected[k] = cells
-    return refused, _grid(ncells).iter_unpack(digits), expected
+    return refused, grid_struct(ncells).iter_unpack(digits), expected
 
 
 @cache
-def _grid(ncells: int) -> Struct:
+def grid_struct(ncells: int) -> Struct:
     """Unpacks a grid's digits from bytes into a tuple of ints."""
     return Struct(f"{ncells}B")
 
 
 @cache
-def _byte_table(n: int, alphabet: str) -> bytes:
+def byte_table(n: int, alphabet: str) -> bytes:
     """:func:`digit_table` as a ``bytes.translate`` table: symbol -> digit, empty -> 0, and
     every other byte to a value above ``n`` (itself, or 0x7f for the bytes 0..n)."""
     table = digit_table(n, alphabet)
@@ -69,7 +69,7 @@ def to_digits(texts: Sequence[str], n: int, alphabet: str) -> bytes:
 
     A character beyond Latin-1 becomes ``?``, which is no symbol of any alphabet.
     """
-    return "".join(texts).encode("latin-1", "replace").translate(_byte_table(n, alphabet))
+    return "".join(texts).encode("latin-1", "replace").translate(byte_table(n, alphabet))
 
 
 @cache
@@ -95,6 +95,13 @@ def cell_bits(digits: bytes, ncells: int, n: int) -> list[int]:
         int.from_bytes(b"".join([column.translate(table) for table in tables]), "little")
         for column in columns
     ]
+
+
+def repeated_in(digits: bytes, ncells: int, n: int) -> list[int]:
+    """The indices of the puzzles (``digits`` as :func:`to_digits` makes them, every one a
+    digit of 0..n) where some unit holds a digit twice."""
+    units = geometry(SIZES[CELL_COUNTS[ncells]]).units
+    return flagged(repeated(cell_bits(digits, ncells, n), units), len(digits) // ncells, n)
 
 
 def repeated(bits: list[int], units: Sequence[Unit]) -> int:

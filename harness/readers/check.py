@@ -71,6 +71,10 @@ class Sink:
         self.waiting.append((len(self.out), cand))
         self.out.append(None)
 
+    def extend(self, items: list[Item]) -> None:
+        """Items already checked (:mod:`.plain`), after everything so far."""
+        self.out.extend(items)
+
     def put(self, line: int, found: Candidate | str) -> None:
         """A layout's verdict on a line: a candidate, or the reason it is bad."""
         if isinstance(found, str):
@@ -133,7 +137,7 @@ class Sink:
             zip(items, grids, solutions, strict=True)
         ):
             if index in refused:
-                out[slot] = BadLine(dataset, cand.line, _explain(cand, n, alphabet))
+                out[slot] = BadLine(dataset, cand.line, explain(cand, n, alphabet))
                 continue
             # Puzzle.unchecked: these cells come out of a digit table, ints in 0..n by
             # construction, and the Puzzle's own check would triple the time of a large file.
@@ -142,7 +146,7 @@ class Sink:
             out[slot] = new_record(dataset, cand.line, puzzle, cand.count, expected, cand.meta)
 
 
-def _explain(cand: Candidate, n: int, alphabet: str) -> str:
+def explain(cand: Candidate, n: int, alphabet: str) -> str:
     """Why the batch check refused a candidate (the slow way: only bad ones come here)."""
     box = SIZES[n]
     if first_bad(cand.text, n, alphabet) is not None:

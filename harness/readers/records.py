@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from backends.errors import SudokuError
-from backends.puzzle import Puzzle
+from backends.puzzle import Grid, Puzzle
 
 
 class DatasetError(SudokuError):
@@ -45,6 +45,33 @@ def new_record(
     fields["expected_solution"] = expected_solution
     fields["meta"] = meta
     return record
+
+
+def new_records(
+    dataset: str, numbers: Iterable[int], box: int, grids: Iterable[Grid]
+) -> list[PuzzleRecord]:
+    """``new_record(dataset, line, Puzzle.unchecked(box, cells), None, None, "")`` for each
+    line number and grid of cells of ``numbers`` and ``grids``, both calls inlined: a fifth less
+    time for a run of plain one-line puzzles (:mod:`.plain`), whose cells come out of a
+    digit table, ints in 0..n by construction."""
+    new = object.__new__
+    setattr_ = object.__setattr__
+    records = []
+    append = records.append
+    for line, cells in zip(numbers, grids, strict=True):
+        puzzle = new(Puzzle)  # Puzzle.unchecked(box, cells)
+        setattr_(puzzle, "box", box)
+        setattr_(puzzle, "cells", cells)
+        record = new(PuzzleRecord)  # new_record(...)
+        fields = record.__dict__
+        fields["dataset"] = dataset
+        fields["line"] = line
+        fields["puzzle"] = puzzle
+        fields["expected_count"] = None
+        fields["expected_solution"] = None
+        fields["meta"] = ""
+        append(record)
+    return records
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ losing what the first opening read), and gzip is recognised from the first bytes
 which are then put back in front of the rest. Lines are read with a length limit, so that
 ``/dev/zero`` or a gzip bomb costs bounded memory: a line longer than :data:`MAX_LINE`
 characters comes out as ``None`` (reported as ``line too long``) and its rest is skipped.
+The first line is read with ``readline``, the rest a block of text at a time, split at C
+speed (:func:`bounded_batches`): the same lines as one ``readline`` each, in half the time.
 """
 
 from __future__ import annotations
@@ -122,35 +124,113 @@ def _read_head(binary: BinaryIO, size: int) -> bytes:
     return head
 
 
-def bounded_lines(handle: TextIO, dataset: str, text_only: bool = False) -> Iterator[str | None]:
-    """The lines of ``handle``, each read with a limit: ``None`` stands for a line longer than
-    :data:`MAX_LINE`, whose rest is skipped. Unless ``text_only`` (text already in memory,
-    where a NUL is a bad character like any other), a NUL byte, undecodable bytes or corrupt
-    gzip data raise :class:`DatasetError` naming ``dataset``."""
-    read = handle.readline
-    limit = MAX_LINE + 1  # room for the line break
-    check = _no_check if text_only else _refuse_binary
-    first = True
+def bounded_batches(
+    handle: TextIO, dataset: str, size: int, text_only: bool = False
+) -> Iterator[list[str | None]]:
+    """The lines of ``handle``, ``size`` at a time (the last batch shorter), each as
+    ``readline`` gives it (its line break kept), or ``None`` for a line longer than
+    :data:`MAX_LINE`, whose rest is skipped.
+
+    The text is read a block of :data:`BLOCK` characters at a time and split at C speed.
+    Unless ``text_only`` (text already in memory, where a NUL is a bad character like any
+    other), a NUL byte, undecodable bytes or corrupt gzip data raise :class:`DatasetError`
+    naming ``dataset``: a NUL once the lines before its own are handed out, undecodable
+    bytes as soon as their block is read.
+    """
+    lines: list[str | None] = []
+    for block in _blocks(handle, dataset, text_only):
+        lines += block
+        while len(lines) >= size:
+            yield lines[:size]
+            del lines[:size]
+    if lines:
+        yield lines
+
+
+#: Characters read at a time: bounds the memory (with :data:`MAX_LINE`, the longest line).
+BLOCK = 1 << 15
+
+# Where str.splitlines breaks a line besides "\n" (universal newlines leave no "\r" but in
+# a text-only stream): where one appears, lines are split at "\n" the slow way.
+_OTHER_BREAKS = tuple("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def _blocks(handle: TextIO, dataset: str, text_only: bool) -> Iterator[list[str | None]]:
+    """:func:`bounded_batches`' lines, as many at a time as a block of text holds."""
+    read = handle.read
+    carry = ""  # the start of a line whose end is not read yet
+    skipping = False  # in the rest of a line too long
     try:
-        while line := read(limit):
-            if first:
-                first = False
-                line = line.removeprefix("\ufeff")
-            check(line, dataset)
-            if len(line) < limit or line[-1] == "\n":
-                yield line
-                continue
-            while (rest := read(limit)) and rest[-1] != "\n":
-                check(rest, dataset)
-            check(rest, dataset)
-            yield None
+        if first := _first_line(handle, dataset, text_only):
+            yield first
+        while block := read(BLOCK):
+            nul = -1 if text_only else block.find("\x00")
+            if nul >= 0:  # the lines before the NUL's own, then the error
+                block = block[: block.rfind("\n", 0, nul) + 1]
+            if skipping:
+                end = block.find("\n")
+                block = "" if end < 0 else block[end + 1 :]
+                if end >= 0:
+                    skipping = False
+                    yield [None]
+            if block:
+                lines = _split(carry + block)
+                carry = "" if lines[-1][-1] == "\n" else lines.pop()
+                if len(carry) > MAX_LINE:
+                    skipping = True
+                    carry = ""
+                if lines:
+                    yield _bounded(lines)
+            if nul >= 0:
+                _refuse_binary("\x00", dataset)
     except UnicodeDecodeError as exc:
-        bad = exc.object[exc.start : exc.start + 1]
-        raise DatasetError(f"{dataset}: not UTF-8 text (cannot decode byte {bad!r})") from None
+        byte = exc.object[exc.start : exc.start + 1]
+        raise DatasetError(f"{dataset}: not UTF-8 text (cannot decode byte {byte!r})") from None
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
         raise DatasetError(f"{dataset}: corrupt gzip data ({exc})") from None
     except OSError as exc:
         raise DatasetError(f"{dataset}: cannot read: {exc.strerror or exc}") from None
+    if skipping:
+        yield [None]
+    elif carry:
+        yield [carry]
+
+
+def _first_line(handle: TextIO, dataset: str, text_only: bool) -> list[str | None]:
+    """The first line ([] if none), read with ``readline`` and a limit, less a leading BOM
+    (a BOM read within the limit, then dropped: a first line is never too long with one)."""
+    read = handle.readline
+    limit = MAX_LINE + 1  # room for the line break
+    check = _no_check if text_only else _refuse_binary
+    line = read(limit)
+    if not line:
+        return []
+    line = line.removeprefix("\ufeff")
+    check(line, dataset)
+    if len(line) < limit or line[-1] == "\n":
+        return [line]
+    while (rest := read(limit)) and rest[-1] != "\n":
+        check(rest, dataset)
+    check(rest, dataset)
+    return [None]
+
+
+def _split(text: str) -> list[str]:
+    """``text``'s lines, each with its line break (the last may have none)."""
+    if not any(ch in text for ch in _OTHER_BREAKS):  # one memchr each
+        return text.splitlines(keepends=True)
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _bounded(lines: list[str]) -> list[str | None]:
+    """The lines, None for each longer than :data:`MAX_LINE` (line break aside)."""
+    if max(map(len, lines)) <= MAX_LINE:
+        return lines  # type: ignore[return-value]  # list is invariant
+    return [line if len(line) <= MAX_LINE + (line[-1] == "\n") else None for line in lines]
 
 
 def _refuse_binary(text: str, dataset: str) -> None:
