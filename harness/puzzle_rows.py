@@ -12,6 +12,7 @@ Python (no pandas, no numpy), for :mod:`harness.summary`.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import itemgetter, methodcaller
 from typing import Any
@@ -111,25 +112,37 @@ def parsed(values: list[Any]) -> list[float] | None:
     return list(map(floats.__getitem__, values))
 
 
-def _numbers(values: list[Any]) -> list[float]:
+def floats(values: list[Any]) -> list[float]:
     """A numeric column's cells as floats, NaN where unknown (or not a number)."""
     floats = parsed(values)
     return [number(v) for v in values] if floats is None else floats
 
 
 def _knowns(values: list[Any]) -> list[Any]:
-    """A column's cells, None where unknown."""
-    return [None if v in NA_TEXT or v != v else v for v in values]
+    """A column's cells, None where unknown (``values`` itself when none is)."""
+    unknown = {v for v in set(values) if v in NA_TEXT or v != v}
+    if not unknown:
+        return values
+    return [None if v in unknown else v for v in values]
 
 
-def median(values: list[float]) -> float:
-    """The median of the known values (NaN if none), as pandas' median."""
-    ordered = sorted(v for v in values if v == v)
+def known(values: list[float]) -> list[float]:
+    """``values`` without NaN (``values`` itself when it has none)."""
+    total = sum(values)  # NaN if a value is (or if inf meets -inf: filtered, still right)
+    return values if total == total else [v for v in values if v == v]
+
+
+def median(values: list[float], scale: float = 1.0) -> float:
+    """The median of the known values (NaN if none), as pandas' median; with ``scale``, the
+    median of the values times ``scale``, to the bit (scaling keeps their order)."""
+    ordered = sorted(known(values))
     n = len(ordered)
     if not n:
         return NAN
     half = n // 2
-    return ordered[half] if n % 2 else (ordered[half - 1] + ordered[half]) / 2
+    if n % 2:
+        return ordered[half] * scale
+    return (ordered[half - 1] * scale + ordered[half] * scale) / 2
 
 
 def sort_key(value: object) -> tuple:
@@ -155,7 +168,10 @@ def typed(values: Iterable[object]) -> dict[object, object]:
 
 def typed_column(values: list[Any]) -> list[Any]:
     """A key column's values typed as :func:`typed` types them."""
-    return list(map(typed(values).__getitem__, values))
+    types = typed(values)
+    if len(types) == 1:
+        return [*types.values()] * len(values)
+    return list(map(types.__getitem__, values))
 
 
 def column(table: Columns, name: str, default: object = None) -> list[Any]:
@@ -166,8 +182,19 @@ def column(table: Columns, name: str, default: object = None) -> list[Any]:
     return [default] * len(next(iter(table.values()), []))
 
 
-def indexes(keys: list[tuple], rows: Iterable[int]) -> dict[tuple, list[int]]:
-    """The indexes of ``rows`` by their ``keys``, in order of first appearance."""
+def pick(values: list[Any], rows: Sequence[int]) -> list[Any]:
+    """The ``values`` of ``rows`` (``values`` itself when ``rows`` is all of them, in order)."""
+    if rows.__class__ is range and rows == range(len(values)):
+        return values
+    return list(map(values.__getitem__, rows))
+
+
+def indexes(keys: list[tuple], rows: Sequence[int]) -> dict[tuple, Sequence[int]]:
+    """The indexes of ``rows`` by their ``keys``, in order of first appearance (one group
+    is ``rows`` itself)."""
+    distinct = dict.fromkeys(pick(keys, rows))
+    if len(distinct) == 1:
+        return dict.fromkeys(distinct, rows)
     groups: dict[tuple, list[int]] = {}
     for i in rows:
         group = groups.get(keys[i])
@@ -175,7 +202,7 @@ def indexes(keys: list[tuple], rows: Iterable[int]) -> dict[tuple, list[int]]:
             groups[keys[i]] = [i]
         else:
             group.append(i)
-    return groups
+    return groups  # type: ignore[return-value]
 
 
 def reduce(raw: Columns, numeric: Sequence[str], first: Sequence[str] = FIRST) -> Columns:
@@ -183,55 +210,81 @@ def reduce(raw: Columns, numeric: Sequence[str], first: Sequence[str] = FIRST) -
     :func:`columns_of`), in order of first appearance by repeat: the median of each
     ``numeric`` column over the repeats, and of each ``first`` column the first known
     value by repeat (the status of repeat 0)."""
-    keys = list(zip(*(column(raw, k) for k in PUZZLE_KEYS), strict=True))
+    return reduce_numbers(raw, {c: floats(column(raw, c)) for c in numeric}, first)
+
+
+def reduce_numbers(
+    raw: Columns, numbers: Mapping[str, list[float]], first: Sequence[str]
+) -> Columns:
+    """:func:`reduce` with the numeric columns already read as floats (``numbers``)."""
+    key_columns = [column(raw, k) for k in PUZZLE_KEYS]
     repeats = column(raw, "repeat")
     by_repeat = len(set(repeats)) > 1
-    if not by_repeat and len(set(keys)) == len(keys):  # one row per puzzle: nothing to reduce
-        puzzles = {k: column(raw, k) for k in PUZZLE_KEYS}
-        puzzles.update({c: _numbers(column(raw, c)) for c in numeric})
+    if not by_repeat and _unique(key_columns):  # one row per puzzle: nothing to reduce
+        puzzles = dict(zip(PUZZLE_KEYS, key_columns, strict=True))
+        puzzles.update(numbers)
         puzzles.update({c: _knowns(column(raw, c)) for c in first})
         return puzzles
-    order: Iterable[int] = range(len(keys))
+    keys = list(zip(*key_columns, strict=True))
+    order: Sequence[int] = range(len(keys))
     if by_repeat:
-        ranks = _numbers(repeats)
+        ranks = floats(repeats)
         known = not any(map(math.isnan, ranks))
         order = sorted(order, key=ranks.__getitem__ if known else lambda i: sort_key(ranks[i]))
-    groups = indexes(keys, order)
-    transposed = list(zip(*groups, strict=True)) or [()] * len(PUZZLE_KEYS)
+    distinct = dict.fromkeys(pick(keys, order))  # the puzzles, in order of first appearance
+    ids = dict(zip(distinct, range(len(distinct)), strict=True))
+    group_of = list(map(ids.__getitem__, keys))
+    by_group = sorted(order, key=group_of.__getitem__)  # stable: by repeat within a puzzle
+    transposed = list(zip(*ids, strict=True)) or [()] * len(PUZZLE_KEYS)
     puzzles = {k: list(v) for k, v in zip(PUZZLE_KEYS, transposed, strict=True)}
-    buckets = _buckets(list(groups.values()))
-    for c in numeric:
-        puzzles[c] = _per_group(_numbers(column(raw, c)), buckets, len(groups), _medians)
+    buckets = _buckets(by_group, Counter(group_of), len(ids))
+    for c, values in numbers.items():
+        puzzles[c] = _per_group(values, buckets, len(ids), _medians)
     for c in first:
-        puzzles[c] = _per_group(_knowns(column(raw, c)), buckets, len(groups), _firsts)
+        puzzles[c] = _per_group(_knowns(column(raw, c)), buckets, len(ids), _firsts)
     return puzzles
 
 
-Bucket = tuple[list[int], list[tuple[int, ...]]]
+def _unique(key_columns: list[list[Any]]) -> bool:
+    """Whether no two rows have the same keys (distinct lines are enough)."""
+    lines = key_columns[PUZZLE_KEYS.index("line")]
+    if len(set(lines)) == len(lines):
+        return True
+    return len(set(zip(*key_columns, strict=True))) == len(lines)
 
 
-def _buckets(groups: list[list[int]]) -> dict[int, Bucket]:
-    """The groups by size (a puzzle's repeat count): the groups' positions, and their row
-    indexes as columns (the first row of each group, the second...)."""
+#: Groups of one size: their positions, and their row indexes as columns (see _buckets).
+Bucket = tuple[Sequence[int], list[Sequence[int]]]
+
+
+def _buckets(by_group: list[int], sizes: Counter[int], count: int) -> list[Bucket]:
+    """The groups by size (a puzzle's repeat count), from the rows in group order
+    (``by_group``) and each group's size: the groups' positions, and their row indexes as
+    columns (the first row of each group, the second...)."""
+    if len(set(sizes.values())) == 1:  # every puzzle has as many repeats
+        size = sizes[0]
+        return [(range(count), [by_group[j::size] for j in range(size)])]
     positions: dict[int, list[int]] = {}
-    for position, group in enumerate(groups):
-        positions.setdefault(len(group), []).append(position)
-    return {
-        size: (where, list(zip(*(groups[p] for p in where), strict=True)))
-        for size, where in positions.items()
-    }
+    groups: dict[int, list[list[int]]] = {}
+    start = 0
+    for position in range(count):
+        size = sizes[position]
+        positions.setdefault(size, []).append(position)
+        groups.setdefault(size, []).append(by_group[start : start + size])
+        start += size
+    return [(where, list(zip(*groups[size], strict=True))) for size, where in positions.items()]
 
 
 def _per_group(
     values: list[Any],
-    buckets: Mapping[int, Bucket],
+    buckets: list[Bucket],
     count: int,
     reduce_cells: Callable[[list[list[Any]]], list[Any]],
 ) -> list[Any]:
     """One value per group: ``reduce_cells`` of the group's cells, bucket by bucket (the
     cells as columns: the groups' first values, their second values...)."""
     out: list[Any] = [None] * count
-    for where, indexes in buckets.values():
+    for where, indexes in buckets:
         cells = [list(map(values.__getitem__, column)) for column in indexes]
         reduced = reduce_cells(cells)
         if len(where) == count:
@@ -246,13 +299,13 @@ def _medians(cells: list[list[float]]) -> list[float]:
     size, half = len(cells), len(cells) // 2
     if size == 1:
         return cells[0]
-    unknown = list(map(sum, zip(*(map(math.isnan, column) for column in cells), strict=True)))
     ordered = map(sorted, zip(*cells, strict=True))  # wrong where NaN is: replaced below
     if size % 2:
         medians = list(map(itemgetter(half), ordered))
     else:
         medians = [(group[half - 1] + group[half]) / 2 for group in ordered]
-    if any(unknown):  # a statistic is mostly reported on every repeat of a puzzle, or on none
+    if any(total != total for total in map(sum, cells)):  # a NaN somewhere
+        unknown = map(sum, zip(*(map(math.isnan, column) for column in cells), strict=True))
         for i, k in enumerate(unknown):
             if k:
                 medians[i] = NAN if k == size else median([c[i] for c in cells])

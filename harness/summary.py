@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from operator import itemgetter
+from collections.abc import Callable, Mapping, Sequence
+from functools import reduce as folded
+from itertools import compress
+from operator import add, itemgetter
 from typing import Any
 
 from backends.base import COUNTERS, Status
@@ -32,13 +34,16 @@ from harness.puzzle_rows import (
     Row,
     column,
     columns_of,
+    floats,
     indexes,
+    known,
     median,
     missing,
     names_of,
     number,
     parsed,
-    reduce,
+    pick,
+    reduce_numbers,
     sort_key,
     typed,
     typed_column,
@@ -48,30 +53,23 @@ from harness.results import BASE_COLUMNS, MEASURE_COLUMNS
 #: A summary table: one dict per printed row, every dict with the same keys in order.
 Table = list[dict[str, Any]]
 ANSWERED = (Status.SOLVED.value, Status.UNSAT.value)
+_ANSWERED = frozenset(ANSWERED)
 NUMERIC = (*MEASURE_COLUMNS, *COUNTERS)
 #: The numeric columns :func:`summary` reads (the others need not be parsed).
 SUMMARY_NUMERIC = ("encode_s", "solve_s", "nodes", "guesses")
 
 
 def _pairwise(values: Sequence[float], start: int, n: int) -> float:
-    """numpy's pairwise summation of ``values[start:start + n]``, step for step."""
-    total = 0.0
+    """numpy's pairwise summation of ``values[start:start + n]``, step for step (each
+    ``folded`` adds up left to right, as numpy's loops do; ``sum`` may compensate)."""
     if n < 8:
-        for value in values[start : start + n]:
-            total += value
-        return total
+        return folded(add, values[start : start + n], 0.0)
     if n <= 128:
         end = start + n - n % 8
-        acc = []
-        for j in range(start, start + 8):  # eight running sums, of every 8th value
-            run = values[j]
-            for value in values[j + 8 : end : 8]:
-                run += value
-            acc.append(run)
+        # eight running sums, of every 8th value
+        acc = [folded(add, values[j + 8 : end : 8], values[j]) for j in range(start, start + 8)]
         total = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
-        for value in values[end : start + n]:
-            total += value
-        return total
+        return folded(add, values[end : start + n], total)
     half = n // 2
     half -= half % 8
     return _pairwise(values, start, half) + _pairwise(values, start + half, n - half)
@@ -79,7 +77,7 @@ def _pairwise(values: Sequence[float], start: int, n: int) -> float:
 
 def _mean(values: list[float]) -> float:
     """pandas' mean: NaN counts as 0 in numpy's sum, and not at all in the count."""
-    count = sum(1 for v in values if v == v)
+    count = len(known(values))
     if not count:
         return NAN
     if count < len(values):
@@ -88,7 +86,7 @@ def _mean(values: list[float]) -> float:
 
 
 def _max(values: list[float]) -> float:
-    values = [v for v in values if v == v]
+    values = known(values)
     return max(values) if values else NAN
 
 
@@ -109,16 +107,19 @@ def for_tables(rows: Sequence[Row]) -> Columns:
     others = [c for c in names if c not in BASE_COLUMNS]
     first = [c for c in ("status", "size") if c in names]
     raw = columns_of(rows, (*PUZZLE_KEYS, "repeat", *SUMMARY_NUMERIC, *first, *others))
-    numbers = {c: parsed(raw[c]) for c in others}
-    native = {c: v for c, v in numbers.items() if v is not None}
-    return reduce({**raw, **native}, (*SUMMARY_NUMERIC, *native), first)
+    numbers = {c: floats(raw[c]) for c in SUMMARY_NUMERIC}
+    numbers.update({c: v for c in others if (v := parsed(raw[c])) is not None})
+    return reduce_numbers(raw, numbers, first)
 
 
 def grouping(puzzles: Columns) -> tuple[str, ...]:
     """backend x dataset, and grid size too when a dataset mixes sizes: a median over 4x4
     and 25x25 puzzles together would describe neither."""
     datasets, sizes = column(puzzles, "dataset"), column(puzzles, "size")
-    dataset_of, size_of = typed(datasets), typed(sizes)
+    size_of = typed(sizes)
+    if len(size_of) < 2:
+        return ("backend", "dataset")
+    dataset_of = typed(datasets)
     seen: dict[object, set[object]] = {}
     for dataset, size in set(zip(datasets, sizes, strict=True)):
         dataset, size = dataset_of[dataset], size_of[size]
@@ -128,7 +129,7 @@ def grouping(puzzles: Columns) -> tuple[str, ...]:
     return ("backend", "dataset", "size") if mixed else ("backend", "dataset")
 
 
-def _groups(keys: list[tuple], rows: Iterable[int]) -> dict[tuple, list[int]]:
+def _groups(keys: list[tuple], rows: Sequence[int]) -> dict[tuple, Sequence[int]]:
     """The indexes of ``rows`` by their ``keys``, groups in sorted key order."""
     groups = indexes(keys, rows)
     ordered = sorted(groups, key=lambda key: tuple(sort_key(v) for v in key))
@@ -142,8 +143,8 @@ def _planned(
     for in the group's dataset (and size or tier), so a backend whose rows are missing is
     counted against the puzzles it never ran. ``keys`` are the typed columns of ``by``."""
     others = [keys[i] for i, k in enumerate(by) if k != "backend"]
-    if "backend" not in by or not others:
-        return lambda key, present: present
+    if "backend" not in by or not others or len(set(keys[by.index("backend")])) < 2:
+        return lambda key, present: present  # one backend: its groups are what it planned
     lines, texts = column(puzzles, "line"), column(puzzles, "puzzle")
     distinct = set(zip(*others, lines, texts, strict=True))
     counts = Counter(map(itemgetter(slice(0, -2)), distinct))
@@ -156,15 +157,18 @@ def _planned(
     return planned
 
 
-def _statistics(puzzles: Columns, group: list[int]) -> dict[str, Any]:
-    """The status counts and statistics of one group's puzzles."""
+def _statistics(puzzles: Columns, group: Sequence[int]) -> tuple[int, int, dict[str, Any]]:
+    """How many of one group's puzzles are solved and answered, and their status counts
+    and statistics."""
     status = puzzles["status"]
-    statuses = Counter(status[i] for i in group)
-    answered = [i for i in group if status[i] in ANSWERED]
-    solve, encode = column(puzzles, "solve_s", NAN), column(puzzles, "encode_s", NAN)
-    ms = [solve[i] * 1000 for i in answered]
+    statuses = Counter(pick(status, group))
+    solved, unsat = statuses[Status.SOLVED.value], statuses[Status.UNSAT.value]
+    answered = group
+    if solved + unsat < len(group):
+        answered = list(compress(group, map(_ANSWERED.__contains__, pick(status, group))))
+    ms = [v * 1000 for v in pick(column(puzzles, "solve_s", NAN), answered)]
     row: dict[str, Any] = {
-        "unsat": statuses[Status.UNSAT.value],
+        "unsat": unsat,
         "timeouts": statuses[Status.TIMEOUT.value],
         "unknown": statuses[Status.UNKNOWN.value],
         "errors": statuses[Status.ERROR.value] + statuses[Status.MEMOUT.value],
@@ -173,19 +177,19 @@ def _statistics(puzzles: Columns, group: list[int]) -> dict[str, Any]:
         "median_ms": median(ms),
         "mean_ms": _mean(ms),
         "max_ms": _max(ms),
-        "encode_ms": median([encode[i] * 1000 for i in answered]),
+        "encode_ms": median(pick(column(puzzles, "encode_s", NAN), answered), 1000.0),
     }
     for counter in ("nodes",):
-        counts = column(puzzles, counter, NAN)
-        values = [counts[i] for i in answered]
+        values = pick(column(puzzles, counter, NAN), answered)
         row[f"{counter}_median"] = median(values)
         row[f"{counter}_mean"] = _mean(values)
         row[f"{counter}_max"] = _max(values)
-    solved, counts = Status.SOLVED.value, column(puzzles, "guesses", NAN)
-    guesses = [g for i in answered if status[i] == solved and (g := counts[i]) == g]
+    if unsat:
+        answered = [i for i in answered if status[i] == Status.SOLVED.value]
+    guesses = known(pick(column(puzzles, "guesses", NAN), answered))
     row["no_guess_pct"] = 100.0 * (guesses.count(0) / len(guesses)) if guesses else NAN
     row["guesses_per_puzzle"] = _mean(guesses) if guesses else NAN
-    return row
+    return solved, solved + unsat, row
 
 
 def summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
@@ -199,14 +203,13 @@ def summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
     planned = _planned(puzzles, key_columns, by)
     table = []
     for key, group in _groups(keys, range(n)).items():
-        statuses = [puzzles["status"][i] for i in group]
-        answered = sum(1 for s in statuses if s in ANSWERED)
-        out = planned(key, len(group))
         row: dict[str, Any] = dict(zip(by, key, strict=True))
-        row["solved"] = f"{statuses.count(Status.SOLVED.value)}/{out}"
+        solved, answered, statistics = _statistics(puzzles, group)
+        out = planned(key, len(group))
+        row["solved"] = f"{solved}/{out}"
         # UNSAT is a right answer where the file says 0 solutions (else it is WRONG)
         row["correct"] = f"{answered}/{out}"
-        row.update(_statistics(puzzles, group))
+        row.update(statistics)
         row["_answered"] = answered
         table.append(row)
     return by_speed(table, [c for c in by if c != "backend"])
@@ -249,16 +252,20 @@ def native_summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
     """Medians of each backend's native statistics over its answered puzzles, per group
     (default :func:`grouping`); statistics no row of a group reports are left out, and
     a group that reports none."""
-    by = grouping(puzzles) if by is None else tuple(by)
     native = [c for c in puzzles if c not in BASE_COLUMNS and c not in FIRST]
+    if not native:
+        return []
+    by = grouping(puzzles) if by is None else tuple(by)
     status = column(puzzles, "status")
     keys = list(zip(*(typed_column(column(puzzles, k)) for k in by), strict=True))
-    answered = [i for i, s in enumerate(status) if s in ANSWERED]
+    answered: Sequence[int] = range(len(status))
+    if len(set(status) - _ANSWERED) > 0:
+        answered = list(compress(answered, map(_ANSWERED.__contains__, status)))
     table = []
     for key, group in _groups(keys or [()] * len(status), answered).items():
         if any(map(missing, key)):
             continue  # pandas' groupby leaves out a group whose key is unknown
-        medians = {c: median([puzzles[c][i] for i in group]) for c in native}
+        medians = {c: median(pick(puzzles[c], group)) for c in native}
         if any(v == v for v in medians.values()):
             table.append({**dict(zip(by, key, strict=True)), **medians})
     kept = [c for c in native if any(row[c] == row[c] for row in table)]
