@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from functools import reduce as folded
 from itertools import compress
 from operator import add, itemgetter
@@ -59,20 +60,26 @@ NUMERIC = (*MEASURE_COLUMNS, *COUNTERS)
 SUMMARY_NUMERIC = ("encode_s", "solve_s", "nodes", "guesses")
 
 
-def _pairwise(values: Sequence[float], start: int, n: int) -> float:
-    """numpy's pairwise summation of ``values[start:start + n]``, step for step (each
-    ``folded`` adds up left to right, as numpy's loops do; ``sum`` may compensate)."""
+#: Eight running sums side by side: folded over eights of values, lane j adds their j-th.
+_LANES = partial(map, add)
+
+
+def _pairwise(values: Sequence[float], eights: Sequence[tuple], start: int, n: int) -> float:
+    """numpy's pairwise summation of ``values[start:start + n]``, step for step: ``folded``
+    adds up left to right as numpy's loops do (``sum`` may compensate). ``eights`` are the
+    values in consecutive eights (``start`` is a multiple of 8)."""
     if n < 8:
         return folded(add, values[start : start + n], 0.0)
     if n <= 128:
-        end = start + n - n % 8
         # eight running sums, of every 8th value
-        acc = [folded(add, values[j + 8 : end : 8], values[j]) for j in range(start, start + 8)]
+        acc = list(folded(_LANES, eights[start // 8 : (start + n) // 8]))
         total = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
-        return folded(add, values[end : start + n], total)
+        return folded(add, values[start + n - n % 8 : start + n], total)
     half = n // 2
     half -= half % 8
-    return _pairwise(values, start, half) + _pairwise(values, start + half, n - half)
+    return _pairwise(values, eights, start, half) + _pairwise(
+        values, eights, start + half, n - half
+    )
 
 
 def _mean(values: list[float]) -> float:
@@ -82,7 +89,41 @@ def _mean(values: list[float]) -> float:
         return NAN
     if count < len(values):
         values = [v if v == v else 0.0 for v in values]
-    return _pairwise(values, 0, len(values)) / count
+    eights = list(zip(*[iter(values)] * 8, strict=False))  # a last partial eight left out
+    return _pairwise(values, eights, 0, len(values)) / count
+
+
+def _tally(values: list[float]) -> Counter[float] | None:
+    """How often each known value occurs, if any does and they are whole numbers small
+    enough to add up exactly in any order (counters mostly are), else None."""
+    tally = Counter(known(values))
+    if not tally or not all(map(float.is_integer, tally)):
+        return None
+    if any(math.copysign(1.0, v) < 0 for v in tally if v == 0):
+        return None  # -0.0: numpy's sum of -0.0 only is -0.0
+    if sum(abs(int(v)) * k for v, k in tally.items()) >= 2**53:
+        return None
+    return tally
+
+
+def _tally_median(tally: Counter[float]) -> float:
+    """:func:`median` of the values of ``tally``."""
+    n = tally.total()
+    wanted = [n // 2] if n % 2 else [n // 2 - 1, n // 2]  # positions in the sorted values
+    found, seen = [], 0
+    for value in sorted(tally):
+        seen += tally[value]
+        while wanted and wanted[0] < seen:
+            found.append(value)
+            del wanted[0]
+        if not wanted:
+            break
+    return found[0] if n % 2 else (found[0] + found[1]) / 2
+
+
+def _tally_mean(tally: Counter[float]) -> float:
+    """:func:`_mean` of the values of ``tally`` (their exact sum is numpy's)."""
+    return float(sum(int(v) * k for v, k in tally.items())) / tally.total()
 
 
 def _max(values: list[float]) -> float:
@@ -181,14 +222,22 @@ def _statistics(puzzles: Columns, group: Sequence[int]) -> tuple[int, int, dict[
     }
     for counter in ("nodes",):
         values = pick(column(puzzles, counter, NAN), answered)
-        row[f"{counter}_median"] = median(values)
-        row[f"{counter}_mean"] = _mean(values)
-        row[f"{counter}_max"] = _max(values)
+        tally = _tally(values)
+        if tally is None:
+            spread = (median(values), _mean(values), _max(values))
+        else:
+            spread = (_tally_median(tally), _tally_mean(tally), max(tally))
+        for name, value in zip(("median", "mean", "max"), spread, strict=True):
+            row[f"{counter}_{name}"] = value
     if unsat:
         answered = [i for i in answered if status[i] == Status.SOLVED.value]
     guesses = known(pick(column(puzzles, "guesses", NAN), answered))
+    tally = _tally(guesses)
     row["no_guess_pct"] = 100.0 * (guesses.count(0) / len(guesses)) if guesses else NAN
-    row["guesses_per_puzzle"] = _mean(guesses) if guesses else NAN
+    if tally is None:
+        row["guesses_per_puzzle"] = _mean(guesses) if guesses else NAN
+    else:
+        row["guesses_per_puzzle"] = _tally_mean(tally)
     return solved, solved + unsat, row
 
 
