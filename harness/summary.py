@@ -87,10 +87,20 @@ def _mean(values: list[float]) -> float:
     count = len(known(values))
     if not count:
         return NAN
+    if count == len(values) and _whole(values):
+        return sum(values) / count
     if count < len(values):
         values = [v if v == v else 0.0 for v in values]
     eights = list(zip(*[iter(values)] * 8, strict=False))  # a last partial eight left out
     return _pairwise(values, eights, 0, len(values)) / count
+
+
+def _whole(values: list[float]) -> bool:
+    """Whether ``values`` (known, not empty) are whole numbers whose sum in any order is
+    exact and not 0 (numpy's sum of -0.0 values is -0.0, Python's 0.0)."""
+    if not all(map(float.is_integer, values)):  # stops at the first fraction
+        return False
+    return 0 < len(values) * max(max(values), -min(values)) < 2**53 and sum(values) != 0
 
 
 def _tally(values: list[float]) -> Counter[float] | None:
@@ -170,9 +180,17 @@ def grouping(puzzles: Columns) -> tuple[str, ...]:
     return ("backend", "dataset", "size") if mixed else ("backend", "dataset")
 
 
-def _groups(keys: list[tuple], rows: Sequence[int]) -> dict[tuple, Sequence[int]]:
-    """The indexes of ``rows`` by their ``keys``, groups in sorted key order."""
-    groups = indexes(keys, rows)
+def _uniform(values: list[Any]) -> bool:
+    """Whether every one of ``values`` is its first (they are :func:`typed_column`'s)."""
+    return not values or values.count(values[0]) == len(values)
+
+
+def _groups(key_columns: list[list[Any]], rows: Sequence[int]) -> dict[tuple, Sequence[int]]:
+    """The indexes of ``rows`` by their keys (a value of each of ``key_columns``), groups
+    in sorted key order."""
+    if all(map(_uniform, key_columns)):  # one group
+        return {tuple(c[0] for c in key_columns): rows} if rows else {}
+    groups = indexes(list(zip(*key_columns, strict=True)), rows)
     ordered = sorted(groups, key=lambda key: tuple(sort_key(v) for v in key))
     return {key: groups[key] for key in ordered}
 
@@ -184,7 +202,7 @@ def _planned(
     for in the group's dataset (and size or tier), so a backend whose rows are missing is
     counted against the puzzles it never ran. ``keys`` are the typed columns of ``by``."""
     others = [keys[i] for i, k in enumerate(by) if k != "backend"]
-    if "backend" not in by or not others or len(set(keys[by.index("backend")])) < 2:
+    if "backend" not in by or not others or _uniform(keys[by.index("backend")]):
         return lambda key, present: present  # one backend: its groups are what it planned
     lines, texts = column(puzzles, "line"), column(puzzles, "puzzle")
     distinct = set(zip(*others, lines, texts, strict=True))
@@ -198,11 +216,16 @@ def _planned(
     return planned
 
 
+def _counts(values: list[Any]) -> Counter[Any]:
+    """How often each value occurs (a few distinct, counted at C speed)."""
+    return Counter({v: values.count(v) for v in set(values)})
+
+
 def _statistics(puzzles: Columns, group: Sequence[int]) -> tuple[int, int, dict[str, Any]]:
     """How many of one group's puzzles are solved and answered, and their status counts
     and statistics."""
     status = puzzles["status"]
-    statuses = Counter(pick(status, group))
+    statuses = _counts(pick(status, group))
     solved, unsat = statuses[Status.SOLVED.value], statuses[Status.UNSAT.value]
     answered = group
     if solved + unsat < len(group):
@@ -232,12 +255,8 @@ def _statistics(puzzles: Columns, group: Sequence[int]) -> tuple[int, int, dict[
     if unsat:
         answered = [i for i in answered if status[i] == Status.SOLVED.value]
     guesses = known(pick(column(puzzles, "guesses", NAN), answered))
-    tally = _tally(guesses)
     row["no_guess_pct"] = 100.0 * (guesses.count(0) / len(guesses)) if guesses else NAN
-    if tally is None:
-        row["guesses_per_puzzle"] = _mean(guesses) if guesses else NAN
-    else:
-        row["guesses_per_puzzle"] = _tally_mean(tally)
+    row["guesses_per_puzzle"] = _mean(guesses) if guesses else NAN
     return solved, solved + unsat, row
 
 
@@ -248,10 +267,9 @@ def summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
     puzzles = {**puzzles, "status": column(puzzles, "status")}
     n = len(puzzles["status"])
     key_columns = [typed_column(column(puzzles, k)) for k in by]
-    keys = list(zip(*key_columns, strict=True)) or [()] * n
     planned = _planned(puzzles, key_columns, by)
     table = []
-    for key, group in _groups(keys, range(n)).items():
+    for key, group in _groups(key_columns, range(n)).items():
         row: dict[str, Any] = dict(zip(by, key, strict=True))
         solved, answered, statistics = _statistics(puzzles, group)
         out = planned(key, len(group))
@@ -306,12 +324,12 @@ def native_summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
         return []
     by = grouping(puzzles) if by is None else tuple(by)
     status = column(puzzles, "status")
-    keys = list(zip(*(typed_column(column(puzzles, k)) for k in by), strict=True))
+    key_columns = [typed_column(column(puzzles, k)) for k in by]
     answered: Sequence[int] = range(len(status))
     if len(set(status) - _ANSWERED) > 0:
         answered = list(compress(answered, map(_ANSWERED.__contains__, status)))
     table = []
-    for key, group in _groups(keys or [()] * len(status), answered).items():
+    for key, group in _groups(key_columns, answered).items():
         if any(map(missing, key)):
             continue  # pandas' groupby leaves out a group whose key is unknown
         medians = {c: median(pick(puzzles[c], group)) for c in native}
