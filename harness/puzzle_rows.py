@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import count
 from operator import itemgetter, methodcaller
 from typing import Any
 
@@ -192,17 +193,28 @@ def pick(values: list[Any], rows: Sequence[int]) -> list[Any]:
 def indexes(keys: list[tuple], rows: Sequence[int]) -> dict[tuple, Sequence[int]]:
     """The indexes of ``rows`` by their ``keys``, in order of first appearance (one group
     is ``rows`` itself)."""
-    distinct = dict.fromkeys(pick(keys, rows))
-    if len(distinct) == 1:
-        return dict.fromkeys(distinct, rows)
-    groups: dict[tuple, list[int]] = {}
-    for i in rows:
-        group = groups.get(keys[i])
-        if group is None:
-            groups[keys[i]] = [i]
-        else:
-            group.append(i)
-    return groups  # type: ignore[return-value]
+    ids, positions, sizes = _grouped(pick(keys, rows))
+    if len(ids) == 1:
+        return dict.fromkeys(ids, rows)
+    ordered = pick(rows, positions)
+    groups, start = {}, 0
+    for key, size in zip(ids, sizes, strict=True):
+        groups[key] = ordered[start : start + size]
+        start += size
+    return groups
+
+
+def _grouped(keys: list[Any]) -> tuple[dict[Any, int], Sequence[int], list[int]]:
+    """``keys``' positions by group: the distinct keys in order of first appearance (with
+    their first position), every position in group order (in order within a group), and the
+    groups' sizes in order."""
+    ids: dict[Any, int] = {}
+    group_of = list(map(ids.setdefault, keys, count()))  # a group's id: its first position
+    if len(ids) == 1:
+        return ids, range(len(keys)), [len(keys)]
+    sizes = Counter(group_of)
+    positions = sorted(range(len(keys)), key=group_of.__getitem__)  # stable
+    return ids, positions, list(map(sizes.__getitem__, ids.values()))
 
 
 def reduce(raw: Columns, numeric: Sequence[str], first: Sequence[str] = FIRST) -> Columns:
@@ -231,13 +243,11 @@ def reduce_numbers(
         ranks = floats(repeats)
         known = not any(map(math.isnan, ranks))
         order = sorted(order, key=ranks.__getitem__ if known else lambda i: sort_key(ranks[i]))
-    distinct = dict.fromkeys(pick(keys, order))  # the puzzles, in order of first appearance
-    ids = dict(zip(distinct, range(len(distinct)), strict=True))
-    group_of = list(map(ids.__getitem__, keys))
-    by_group = sorted(order, key=group_of.__getitem__)  # stable: by repeat within a puzzle
+    ids, positions, sizes = _grouped(pick(keys, order))  # the puzzles, by first appearance
+    by_group = pick(order, positions)  # a puzzle's rows by repeat
     transposed = list(zip(*ids, strict=True)) or [()] * len(PUZZLE_KEYS)
     puzzles = {k: list(v) for k, v in zip(PUZZLE_KEYS, transposed, strict=True)}
-    buckets = _buckets(by_group, Counter(group_of), len(ids))
+    buckets = _buckets(by_group, sizes)
     for c, values in numbers.items():
         puzzles[c] = _per_group(values, buckets, len(ids), _medians)
     for c in first:
@@ -246,29 +256,31 @@ def reduce_numbers(
 
 
 def _unique(key_columns: list[list[Any]]) -> bool:
-    """Whether no two rows have the same keys (distinct lines are enough)."""
+    """Whether no two rows have the same keys (distinct lines, or lines and backends, are
+    enough)."""
     lines = key_columns[PUZZLE_KEYS.index("line")]
-    if len(set(lines)) == len(lines):
-        return True
-    return len(set(zip(*key_columns, strict=True))) == len(lines)
+    backends = key_columns[PUZZLE_KEYS.index("backend")]
+    return (
+        len(set(lines)) == len(lines)
+        or len(set(zip(lines, backends, strict=True))) == len(lines)
+        or len(set(zip(*key_columns, strict=True))) == len(lines)
+    )
 
 
 #: Groups of one size: their positions, and their row indexes as columns (see _buckets).
 Bucket = tuple[Sequence[int], list[Sequence[int]]]
 
 
-def _buckets(by_group: list[int], sizes: Counter[int], count: int) -> list[Bucket]:
+def _buckets(by_group: Sequence[int], sizes: list[int]) -> list[Bucket]:
     """The groups by size (a puzzle's repeat count), from the rows in group order
     (``by_group``) and each group's size: the groups' positions, and their row indexes as
     columns (the first row of each group, the second...)."""
-    if len(set(sizes.values())) == 1:  # every puzzle has as many repeats
-        size = sizes[0]
-        return [(range(count), [by_group[j::size] for j in range(size)])]
+    if len(set(sizes)) == 1:  # every puzzle has as many repeats
+        return [(range(len(sizes)), [by_group[j :: sizes[0]] for j in range(sizes[0])])]
     positions: dict[int, list[int]] = {}
-    groups: dict[int, list[list[int]]] = {}
+    groups: dict[int, list[Sequence[int]]] = {}
     start = 0
-    for position in range(count):
-        size = sizes[position]
+    for position, size in enumerate(sizes):
         positions.setdefault(size, []).append(position)
         groups.setdefault(size, []).append(by_group[start : start + size])
         start += size
@@ -279,14 +291,13 @@ def _per_group(
     values: list[Any],
     buckets: list[Bucket],
     count: int,
-    reduce_cells: Callable[[list[list[Any]]], list[Any]],
+    reduce_cells: Callable[[list[Any], list[Sequence[int]]], list[Any]],
 ) -> list[Any]:
-    """One value per group: ``reduce_cells`` of the group's cells, bucket by bucket (the
-    cells as columns: the groups' first values, their second values...)."""
+    """One value per group: ``reduce_cells`` of ``values`` and each bucket's row indexes as
+    columns (the groups' first rows, their second rows...)."""
     out: list[Any] = [None] * count
     for where, indexes in buckets:
-        cells = [list(map(values.__getitem__, column)) for column in indexes]
-        reduced = reduce_cells(cells)
+        reduced = reduce_cells(values, indexes)
         if len(where) == count:
             return reduced
         for position, value in zip(where, reduced, strict=True):
@@ -294,8 +305,9 @@ def _per_group(
     return out
 
 
-def _medians(cells: list[list[float]]) -> list[float]:
-    """The median of each group (NaN skipped), from its values as columns."""
+def _medians(values: list[float], indexes: list[Sequence[int]]) -> list[float]:
+    """The median of each group's ``values`` (NaN skipped), from its rows as columns."""
+    cells = [pick(values, rows) for rows in indexes]
     size, half = len(cells), len(cells) // 2
     if size == 1:
         return cells[0]
@@ -312,8 +324,10 @@ def _medians(cells: list[list[float]]) -> list[float]:
     return medians
 
 
-def _firsts(cells: list[list[Any]]) -> list[Any]:
-    """The first known value of each group (None if none), from its values as columns."""
-    if None not in cells[0]:
-        return cells[0]
+def _firsts(values: list[Any], indexes: list[Sequence[int]]) -> list[Any]:
+    """The first known of each group's ``values`` (None if none), from its rows as columns."""
+    firsts = pick(values, indexes[0])
+    if None not in firsts:
+        return firsts
+    cells = [firsts, *(pick(values, rows) for rows in indexes[1:])]
     return [next((v for v in group if v is not None), None) for group in zip(*cells, strict=True)]

@@ -18,12 +18,13 @@ here: ``harness run`` prints its tables without loading them.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from functools import reduce as folded
-from itertools import compress
-from operator import add, itemgetter
+from itertools import accumulate, compress
+from operator import add, itemgetter, mul
 from typing import Any
 
 from backends.base import COUNTERS, Status
@@ -109,31 +110,26 @@ def _tally(values: list[float]) -> Counter[float] | None:
     tally = Counter(known(values))
     if not tally or not all(map(float.is_integer, tally)):
         return None
-    if any(math.copysign(1.0, v) < 0 for v in tally if v == 0):
-        return None  # -0.0: numpy's sum of -0.0 only is -0.0
-    if sum(abs(int(v)) * k for v, k in tally.items()) >= 2**53:
+    if max(max(tally), -min(tally)) * tally.total() >= 2**53:
         return None
+    zero = list(filter((0.0).__eq__, tally))
+    if zero and math.copysign(1.0, zero[0]) < 0:
+        return None  # -0.0: numpy's sum of -0.0 only is -0.0
     return tally
 
 
 def _tally_median(tally: Counter[float]) -> float:
     """:func:`median` of the values of ``tally``."""
     n = tally.total()
-    wanted = [n // 2] if n % 2 else [n // 2 - 1, n // 2]  # positions in the sorted values
-    found, seen = [], 0
-    for value in sorted(tally):
-        seen += tally[value]
-        while wanted and wanted[0] < seen:
-            found.append(value)
-            del wanted[0]
-        if not wanted:
-            break
-    return found[0] if n % 2 else (found[0] + found[1]) / 2
+    ordered = sorted(tally)
+    below = list(accumulate(map(tally.__getitem__, ordered)))  # how many are up to each
+    high = ordered[bisect_right(below, n // 2)]  # the value at position n // 2
+    return high if n % 2 else (ordered[bisect_right(below, n // 2 - 1)] + high) / 2
 
 
 def _tally_mean(tally: Counter[float]) -> float:
     """:func:`_mean` of the values of ``tally`` (their exact sum is numpy's)."""
-    return float(sum(int(v) * k for v, k in tally.items())) / tally.total()
+    return sum(map(mul, tally, tally.values())) / tally.total()
 
 
 def _max(values: list[float]) -> float:
