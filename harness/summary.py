@@ -36,7 +36,7 @@ from harness.puzzle_rows import (
     Row,
     column,
     columns_of,
-    floats,
+    floats_of,
     indexes,
     known,
     median,
@@ -88,20 +88,10 @@ def _mean(values: list[float]) -> float:
     count = len(known(values))
     if not count:
         return NAN
-    if count == len(values) and _whole(values):
-        return sum(values) / count
     if count < len(values):
         values = [v if v == v else 0.0 for v in values]
     eights = list(zip(*[iter(values)] * 8, strict=False))  # a last partial eight left out
     return _pairwise(values, eights, 0, len(values)) / count
-
-
-def _whole(values: list[float]) -> bool:
-    """Whether ``values`` (known, not empty) are whole numbers whose sum in any order is
-    exact and not 0 (numpy's sum of -0.0 values is -0.0, Python's 0.0)."""
-    if not all(map(float.is_integer, values)):  # stops at the first fraction
-        return False
-    return 0 < len(values) * max(max(values), -min(values)) < 2**53 and sum(values) != 0
 
 
 def _tally(values: list[float]) -> Counter[float] | None:
@@ -132,6 +122,14 @@ def _tally_mean(tally: Counter[float]) -> float:
     return sum(map(mul, tally, tally.values())) / tally.total()
 
 
+def _spread(values: list[float]) -> tuple[float, float, float]:
+    """The median, mean and max of the known ``values`` (NaN where none is), as pandas'."""
+    tally = _tally(values)
+    if tally is None:
+        return median(values), _mean(values), _max(values)
+    return _tally_median(tally), _tally_mean(tally), max(tally)
+
+
 def _max(values: list[float]) -> float:
     values = known(values)
     return max(values) if values else NAN
@@ -153,8 +151,8 @@ def for_tables(rows: Sequence[Row]) -> Columns:
     names = names_of(rows)
     others = [c for c in names if c not in BASE_COLUMNS]
     first = [c for c in ("status", "size") if c in names]
-    raw = columns_of(rows, (*PUZZLE_KEYS, "repeat", *SUMMARY_NUMERIC, *first, *others))
-    numbers = {c: floats(raw[c]) for c in SUMMARY_NUMERIC}
+    raw = columns_of(rows, (*PUZZLE_KEYS, "repeat", *first, *others))
+    numbers = {c: floats_of(rows, c) for c in SUMMARY_NUMERIC}
     numbers.update({c: v for c in others if (v := parsed(raw[c])) is not None})
     return reduce_numbers(raw, numbers, first)
 
@@ -240,12 +238,7 @@ def _statistics(puzzles: Columns, group: Sequence[int]) -> tuple[int, int, dict[
         "encode_ms": median(pick(column(puzzles, "encode_s", NAN), answered), 1000.0),
     }
     for counter in ("nodes",):
-        values = pick(column(puzzles, counter, NAN), answered)
-        tally = _tally(values)
-        if tally is None:
-            spread = (median(values), _mean(values), _max(values))
-        else:
-            spread = (_tally_median(tally), _tally_mean(tally), max(tally))
+        spread = _spread(pick(column(puzzles, counter, NAN), answered))
         for name, value in zip(("median", "mean", "max"), spread, strict=True):
             row[f"{counter}_{name}"] = value
     if unsat:

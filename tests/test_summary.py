@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from backends.base import Status
-from harness import render, summary, tables
+from harness import puzzle_rows, render, summary, tables
 from harness.cli import main
 from harness.results import BASE_COLUMNS, read_rows
 from tests.conftest import PROJECT
@@ -203,6 +203,27 @@ def test_the_real_runs_cover_what_they_should(runs: dict) -> None:
     assert "2" in {r["repeat"] for r in read_rows(runs["repeats"][0])[1]}
 
 
+def test_a_run_with_every_kind_of_row_prints_what_pandas_computes(
+    tmp_path: Path, fake_backends: dict
+) -> None:
+    """Repeats of two real backends (native statistics, UNSAT) and two failing ones
+    (ERROR, TIMEOUT), on two datasets: printed as pandas computes it, to the bit."""
+    csv = tmp_path / "mixed.csv"
+    args = ["run", "-q", "-b", "dlx", "-b", "mrv", "-b", "raises", "-b", "watches-clock"]
+    args += ["--repeat", "2", "--timeout", "0.02", "--out", str(csv)]
+    args += [str(PROJECT / "datasets" / name) for name in ("unsolvable.txt", "sizes.txt")]
+    printed = CliRunner().invoke(main, args).output
+    _, rows = read_rows(csv)
+    assert {"SOLVED", "UNSAT", "TIMEOUT", "ERROR"} == {r["status"] for r in rows}
+    assert ({"0", "1"}, True) == ({r["repeat"] for r in rows}, "updates" in rows[0])
+    frame = tables.load(csv)
+    expected = tables.render(oracle_summary(frame))
+    expected += "\n\nnative statistics (medians over answered puzzles):\n"
+    expected += tables.render_native(oracle_native_summary(frame))
+    assert expected == printed[: len(expected)]
+    assert_matches_pandas(csv)
+
+
 def edge_rows() -> list[dict]:
     """Rows pandas treats in its own ways: unknown cells, repeats that disagree, zeros."""
     rows = []
@@ -266,6 +287,37 @@ def test_pairwise_mean_is_numpys() -> None:
     for n in [*range(1, 140), 255, 256, 257, 1000]:
         values = [rng.lognormvariate(0, 4) for _ in range(n)]
         assert float(np.sum(np.array(values))) / n == summary._mean(values)
+
+
+def same_bits(x: float, y: float) -> bool:
+    return (x != x and y != y) or (x == y and math.copysign(1, x) == math.copysign(1, y))
+
+
+def test_counters_median_mean_and_max_are_pandas() -> None:
+    """Whole numbers (tallied), fractions, zeros, NaN: pandas' median, mean and max."""
+    rng = random.Random(5)
+    cases = [[0.0] * 9, [-0.0, 0.0, 1.0], [math.nan] * 3, [2.0**52, 1.0, 3.0]]
+    cases += [[-3.0, 3.0], [2.5, 1.0, math.nan, 7.0], [1e300, 1e300, 1.0]]
+    for n in (1, 2, 7, 8, 9, 16, 129, 300, 1001):
+        cases.append([float(rng.randrange(-5, 10**6)) for _ in range(n)])
+        cases.append(
+            [float(rng.randrange(4)) if rng.random() < 0.9 else math.nan for _ in range(n)]
+        )
+    for values in cases:
+        series = pd.Series(values, dtype=float)
+        expected = (series.median(), series.mean(), series.max())
+        actual = summary._spread(values)
+        assert all(map(same_bits, expected, actual)), (values, expected, actual)
+
+
+def test_a_median_times_a_scale_is_the_median_of_the_scaled_values() -> None:
+    """median(values, 1000) is the median of the values times 1000, to the bit."""
+    rng = random.Random(11)
+    for n in range(1, 40):
+        values = [rng.lognormvariate(-7, 3) for _ in range(n)]
+        assert same_bits(
+            puzzle_rows.median([v * 1000 for v in values]), puzzle_rows.median(values, 1000.0)
+        )
 
 
 def test_summary_by_tier_matches_the_pandas_adapter(runs: dict) -> None:
