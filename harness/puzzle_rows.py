@@ -119,15 +119,6 @@ def floats(values: list[Any]) -> list[float]:
     return [number(v) for v in values] if floats is None else floats
 
 
-def floats_of(rows: Sequence[Row], name: str) -> list[float]:
-    """The cells of ``rows`` in column ``name`` as :func:`floats` reads them (in one pass
-    where every row has a number there)."""
-    try:
-        return list(map(float, map(itemgetter(name), rows)))
-    except (KeyError, TypeError, ValueError):  # a row without it, an unknown cell or text
-        return floats(columns_of(rows, [name])[name])
-
-
 def _knowns(values: list[Any]) -> list[Any]:
     """A column's cells, None where unknown (``values`` itself when none is)."""
     unknown = {v for v in set(values) if v in NA_TEXT or v != v}
@@ -199,7 +190,7 @@ def pick(values: list[Any], rows: Sequence[int]) -> list[Any]:
     return list(map(values.__getitem__, rows))
 
 
-def indexes(keys: list[tuple], rows: Sequence[int]) -> dict[tuple, Sequence[int]]:
+def indexes(keys: list[Any], rows: Sequence[int]) -> dict[Any, Sequence[int]]:
     """The indexes of ``rows`` by their ``keys``, in order of first appearance (one group
     is ``rows`` itself)."""
     ids, positions, sizes = _grouped(pick(keys, rows))

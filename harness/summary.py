@@ -36,7 +36,7 @@ from harness.puzzle_rows import (
     Row,
     column,
     columns_of,
-    floats_of,
+    floats,
     indexes,
     known,
     median,
@@ -151,8 +151,8 @@ def for_tables(rows: Sequence[Row]) -> Columns:
     names = names_of(rows)
     others = [c for c in names if c not in BASE_COLUMNS]
     first = [c for c in ("status", "size") if c in names]
-    raw = columns_of(rows, (*PUZZLE_KEYS, "repeat", *first, *others))
-    numbers = {c: floats_of(rows, c) for c in SUMMARY_NUMERIC}
+    raw = columns_of(rows, (*PUZZLE_KEYS, "repeat", *SUMMARY_NUMERIC, *first, *others))
+    numbers = {c: floats(raw[c]) for c in SUMMARY_NUMERIC}
     numbers.update({c: v for c in others if (v := parsed(raw[c])) is not None})
     return reduce_numbers(raw, numbers, first)
 
@@ -182,9 +182,15 @@ def _uniform(values: list[Any]) -> bool:
 def _groups(key_columns: list[list[Any]], rows: Sequence[int]) -> dict[tuple, Sequence[int]]:
     """The indexes of ``rows`` by their keys (a value of each of ``key_columns``), groups
     in sorted key order."""
-    if all(map(_uniform, key_columns)):  # one group
+    varying = [i for i, c in enumerate(key_columns) if not _uniform(c)]
+    if not varying:  # one group
         return {tuple(c[0] for c in key_columns): rows} if rows else {}
-    groups = indexes(list(zip(*key_columns, strict=True)), rows)
+    if len(varying) > 1:
+        groups = indexes(list(zip(*key_columns, strict=True)), rows)
+    else:  # by the values of the one key that varies (the backend, mostly): no tuples
+        at, fixed = varying[0], [c[0] for c in key_columns]
+        by_value = indexes(key_columns[at], rows)
+        groups = {(*fixed[:at], v, *fixed[at + 1 :]): g for v, g in by_value.items()}
     ordered = sorted(groups, key=lambda key: tuple(sort_key(v) for v in key))
     return {key: groups[key] for key in ordered}
 
