@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from itertools import count
 from operator import itemgetter, methodcaller
 from typing import Any
@@ -226,9 +226,14 @@ def reduce(raw: Columns, numeric: Sequence[str], first: Sequence[str] = FIRST) -
 
 
 def reduce_numbers(
-    raw: Columns, numbers: Mapping[str, list[float]], first: Sequence[str]
+    raw: Columns,
+    numbers: Mapping[str, list[Any]],
+    first: Sequence[str],
+    unparsed: Collection[str] = (),
 ) -> Columns:
-    """:func:`reduce` with the numeric columns already read as floats (``numbers``)."""
+    """:func:`reduce` with the numeric columns already read as floats (``numbers``), but
+    those named in ``unparsed``, still as read: they stay so where there is nothing to
+    reduce (their reader parses them with :func:`floats`), else are parsed."""
     key_columns = [column(raw, k) for k in PUZZLE_KEYS]
     repeats = column(raw, "repeat")
     by_repeat = len(set(repeats)) > 1
@@ -237,6 +242,7 @@ def reduce_numbers(
         puzzles.update(numbers)
         puzzles.update({c: _knowns(column(raw, c)) for c in first})
         return puzzles
+    numbers = {c: floats(v) if c in unparsed else v for c, v in numbers.items()}
     keys = list(zip(*key_columns, strict=True))
     order: Sequence[int] = range(len(keys))
     if by_repeat:

@@ -59,6 +59,8 @@ _ANSWERED = frozenset(ANSWERED)
 NUMERIC = (*MEASURE_COLUMNS, *COUNTERS)
 #: The numeric columns :func:`summary` reads (the others need not be parsed).
 SUMMARY_NUMERIC = ("encode_s", "solve_s", "nodes", "guesses")
+#: Those it tallies, and takes as numbers or as read (:func:`for_tables` leaves them so).
+COUNTS = ("nodes", "guesses")
 
 
 #: Eight running sums side by side: folded over eights of values, lane j adds their j-th.
@@ -94,17 +96,23 @@ def _mean(values: list[float]) -> float:
     return _pairwise(values, eights, 0, len(values)) / count
 
 
-def _tally(values: list[float]) -> Counter[float] | None:
-    """How often each known value occurs, if any does and they are whole numbers small
-    enough to add up exactly in any order (counters mostly are), else None."""
-    tally = Counter(known(values))
+def _tally(values: list[Any]) -> Counter[float] | None:
+    """How often each known value occurs, from ``values`` as numbers or as read (text), if
+    any is known and they are a few distinct whole numbers, small enough to add up exactly
+    in any order (counters mostly are), else None."""
+    counts = Counter(values)
+    if len(counts) > 64 + len(values) // 4:
+        return None  # mostly distinct: sorting them is as quick
+    tally: Counter[float] = Counter()
+    for value, k in zip(floats(list(counts)), counts.values(), strict=True):
+        if value == value:
+            if value == 0 and math.copysign(1.0, value) < 0:
+                return None  # -0.0: numpy's sum of -0.0 only is -0.0
+            tally[value] += k
     if not tally or not all(map(float.is_integer, tally)):
         return None
     if max(max(tally), -min(tally)) * tally.total() >= 2**53:
         return None
-    zero = list(filter((0.0).__eq__, tally))
-    if zero and math.copysign(1.0, zero[0]) < 0:
-        return None  # -0.0: numpy's sum of -0.0 only is -0.0
     return tally
 
 
@@ -122,10 +130,12 @@ def _tally_mean(tally: Counter[float]) -> float:
     return sum(map(mul, tally, tally.values())) / tally.total()
 
 
-def _spread(values: list[float]) -> tuple[float, float, float]:
-    """The median, mean and max of the known ``values`` (NaN where none is), as pandas'."""
+def _spread(values: list[Any]) -> tuple[float, float, float]:
+    """The median, mean and max of the known ``values`` (numbers, or text as read: see
+    :func:`harness.puzzle_rows.floats`), NaN where none is, as pandas'."""
     tally = _tally(values)
     if tally is None:
+        values = floats(values)
         return median(values), _mean(values), _max(values)
     return _tally_median(tally), _tally_mean(tally), max(tally)
 
@@ -152,9 +162,9 @@ def for_tables(rows: Sequence[Row]) -> Columns:
     others = [c for c in names if c not in BASE_COLUMNS]
     first = [c for c in ("status", "size") if c in names]
     raw = columns_of(rows, (*PUZZLE_KEYS, "repeat", *SUMMARY_NUMERIC, *first, *others))
-    numbers = {c: floats(raw[c]) for c in SUMMARY_NUMERIC}
+    numbers = {c: raw[c] if c in COUNTS else floats(raw[c]) for c in SUMMARY_NUMERIC}
     numbers.update({c: v for c in others if (v := parsed(raw[c])) is not None})
-    return reduce_numbers(raw, numbers, first)
+    return reduce_numbers(raw, numbers, first, COUNTS)
 
 
 def grouping(puzzles: Columns) -> tuple[str, ...]:
@@ -249,7 +259,13 @@ def _statistics(puzzles: Columns, group: Sequence[int]) -> tuple[int, int, dict[
             row[f"{counter}_{name}"] = value
     if unsat:
         answered = [i for i in answered if status[i] == Status.SOLVED.value]
-    guesses = known(pick(column(puzzles, "guesses", NAN), answered))
+    guesses = pick(column(puzzles, "guesses", NAN), answered)
+    tally = _tally(guesses)
+    if tally is not None:
+        row["no_guess_pct"] = 100.0 * (tally[0.0] / tally.total())
+        row["guesses_per_puzzle"] = _tally_mean(tally)
+        return solved, solved + unsat, row
+    guesses = known(floats(guesses))
     row["no_guess_pct"] = 100.0 * (guesses.count(0) / len(guesses)) if guesses else NAN
     row["guesses_per_puzzle"] = _mean(guesses) if guesses else NAN
     return solved, solved + unsat, row

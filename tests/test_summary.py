@@ -294,7 +294,8 @@ def same_bits(x: float, y: float) -> bool:
 
 
 def test_counters_median_mean_and_max_are_pandas() -> None:
-    """Whole numbers (tallied), fractions, zeros, NaN: pandas' median, mean and max."""
+    """Whole numbers (tallied), fractions, zeros, NaN, as numbers or text: pandas' median,
+    mean and max."""
     rng = random.Random(5)
     cases = [[0.0] * 9, [-0.0, 0.0, 1.0], [math.nan] * 3, [2.0**52, 1.0, 3.0]]
     cases += [[-3.0, 3.0], [2.5, 1.0, math.nan, 7.0], [1e300, 1e300, 1.0]]
@@ -306,8 +307,10 @@ def test_counters_median_mean_and_max_are_pandas() -> None:
     for values in cases:
         series = pd.Series(values, dtype=float)
         expected = (series.median(), series.mean(), series.max())
-        actual = summary._spread(values)
-        assert all(map(same_bits, expected, actual)), (values, expected, actual)
+        as_read = ["" if v != v else repr(v).removesuffix(".0") for v in values]
+        for form in (values, as_read):
+            actual = summary._spread(form)
+            assert all(map(same_bits, expected, actual)), (form, expected, actual)
 
 
 def test_a_median_times_a_scale_is_the_median_of_the_scaled_values() -> None:
