@@ -136,7 +136,11 @@ def known(values: list[float]) -> list[float]:
 def median(values: list[float], scale: float = 1.0) -> float:
     """The median of the known values (NaN if none), as pandas' median; with ``scale``, the
     median of the values times ``scale``, to the bit (scaling keeps their order)."""
-    ordered = sorted(known(values))
+    return middle(sorted(known(values)), scale)
+
+
+def middle(ordered: list[float], scale: float = 1.0) -> float:
+    """:func:`median` of values already known and sorted."""
     n = len(ordered)
     if not n:
         return NAN
