@@ -158,7 +158,8 @@ def _ratio(value: float, base: float) -> float:
 def for_tables(rows: Sequence[Row]) -> Columns:
     """The puzzles of ``rows`` (:func:`harness.puzzle_rows.reduce`) with just what the tables
     read: the summary's numbers, the native statistics (the columns outside
-    :data:`harness.results.BASE_COLUMNS` that hold numbers), the status and size."""
+    :data:`harness.results.BASE_COLUMNS` that hold numbers), the status and size. The
+    :data:`COUNTS` stay as read (text) where every puzzle has one row: tallied, not parsed."""
     names = names_of(rows)
     others = [c for c in names if c not in BASE_COLUMNS]
     first = [c for c in ("status", "size") if c in names]
