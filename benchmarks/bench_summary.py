@@ -45,6 +45,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -80,17 +81,28 @@ def many(base: list[dict[str, str]], count: int, rng: random.Random) -> list[dic
     return rows[:count]
 
 
-def plain(rows: list[dict[str, str]]) -> str:
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        puzzles = summary.for_tables(rows)
-        return render.render(summary.summary(puzzles)) + render.render_native(
-            summary.native_summary(puzzles)
-        )
-    finally:
-        if paused:
-            gc.enable()
+Rows = list[dict[str, str]]
+
+
+def printer(summary_module: ModuleType, render_module: ModuleType) -> Callable[[Rows], str]:
+    """The tables `harness run` prints (without the tiers), computed by the given modules,
+    from the rows in memory, with the collector paused (as ``print_tables`` does)."""
+
+    def printed(rows: Rows) -> str:
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            puzzles = summary_module.for_tables(rows)
+            text = render_module.render(summary_module.summary(puzzles))
+            return text + render_module.render_native(summary_module.native_summary(puzzles))
+        finally:
+            if paused:
+                gc.enable()
+
+    return printed
+
+
+plain = printer(summary, render)
 
 
 def with_pandas(module, frame: pd.DataFrame) -> str:
@@ -122,7 +134,7 @@ def median_ms(function: Callable[[], object], rounds: int) -> float:
     return statistics.median(times) * 1000
 
 
-def plain_at(revision: str, folder: Path) -> Callable[[list[dict[str, str]]], str]:
+def plain_at(revision: str, folder: Path) -> Callable[[Rows], str]:
     """:func:`plain` with the code of git revision ``revision`` (its harness and backends,
     imported under their own names, then put aside: the current modules stay loaded)."""
     tree = folder / f"at-{revision}"
@@ -145,34 +157,7 @@ def plain_at(revision: str, folder: Path) -> Callable[[list[dict[str, str]]], st
         for name in [k for k in sys.modules if k.split(".")[0] in ours]:
             del sys.modules[name]
         sys.modules.update(current)
-
-    def printed(rows: list[dict[str, str]]) -> str:
-        paused = gc.isenabled()
-        gc.disable()
-        try:
-            puzzles = old_summary.for_tables(rows)
-            text = old_render.render(old_summary.summary(puzzles))
-            native = old_summary.native_summary(puzzles)
-            return text + (old_render.render_native(native) if native else "")
-        finally:
-            if paused:
-                gc.enable()
-
-    return printed
-
-
-def printed_now(rows: list[dict[str, str]]) -> str:
-    """What ``print_tables`` computes and prints (without the tiers), with the tree's code."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        puzzles = summary.for_tables(rows)
-        text = render.render(summary.summary(puzzles))
-        native = summary.native_summary(puzzles)
-        return text + (render.render_native(native) if native else "")
-    finally:
-        if paused:
-            gc.enable()
+    return printer(old_summary, old_render)
 
 
 def shapes(folder: Path, count: int, rng: random.Random) -> dict[str, list[dict[str, str]]]:
@@ -209,12 +194,12 @@ def against(revision: str, count: int, rounds: int) -> int:
         cases = shapes(folder, count, random.Random(count))
         print(f"{'rows':<22} {revision[:12]:>12} {'now':>8} {'now/old':>8}   (ms: medians; minima)")
         for label, rows in cases.items():
-            assert old(rows) == printed_now(rows), f"{label}: the two print different tables"
+            assert old(rows) == plain(rows), f"{label}: the two print different tables"
             gc.collect()
             gc.freeze()  # the rows live on, as in harness run
             times: dict[str, list[float]] = {"old": [], "now": []}
             for _ in range(rounds):  # alternately, so that the machine's drift hits both
-                for key, function in (("old", old), ("now", printed_now)):
+                for key, function in (("old", old), ("now", plain)):
                     start = time.perf_counter()
                     function(rows)
                     times[key].append(1000 * (time.perf_counter() - start))
