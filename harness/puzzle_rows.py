@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from itertools import count
 from operator import itemgetter, methodcaller
 from typing import Any
 
 Row = Mapping[str, Any]
-#: Columns by name, each a list of one value per row (per puzzle, after :func:`reduce`).
+#: Columns by name, each a list (or :class:`Cells`) of one value per row (per puzzle, after
+#: :func:`reduce`).
 Columns = dict[str, list[Any]]
 #: What identifies one puzzle's rows of one backend (their repeats).
 PUZZLE_KEYS = ("dataset", "line", "puzzle", "backend")
@@ -85,6 +86,28 @@ def columns_of(rows: Sequence[Row], names: Sequence[str]) -> Columns:
         if c not in common:
             table[c] = list(map(methodcaller("get", c), rows))
     return {c: table[c] for c in names}
+
+
+class Cells(Sequence[Any]):
+    """The cells of ``rows`` in column ``name`` (None where a row lacks it), read when used:
+    a column the tables may not read (the puzzles' text: only the tiers and a comparison of
+    backends do) costs no pass over the rows until then. ``rows`` must not change."""
+
+    __slots__ = ("_name", "_rows")
+
+    def __init__(self, rows: Sequence[Row], name: str) -> None:
+        self._rows, self._name = rows, name
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __iter__(self) -> Iterator[Any]:
+        return map(methodcaller("get", self._name), self._rows)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return list(map(methodcaller("get", self._name), self._rows[index]))
+        return self._rows[index].get(self._name)
 
 
 def parsed(values: list[Any]) -> list[float] | None:

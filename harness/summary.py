@@ -32,6 +32,7 @@ from harness.puzzle_rows import (
     FIRST,
     NAN,
     PUZZLE_KEYS,
+    Cells,
     Columns,
     Row,
     column,
@@ -159,11 +160,14 @@ def for_tables(rows: Sequence[Row]) -> Columns:
     """The puzzles of ``rows`` (:func:`harness.puzzle_rows.reduce`) with just what the tables
     read: the summary's numbers, the native statistics (the columns outside
     :data:`harness.results.BASE_COLUMNS` that hold numbers), the status and size. The
-    :data:`COUNTS` stay as read (text) where every puzzle has one row: tallied, not parsed."""
+    :data:`COUNTS` stay as read (text) where every puzzle has one row: tallied, not parsed;
+    the puzzles' text is read from ``rows`` where it is needed (:class:`Cells`)."""
     names = names_of(rows)
     others = [c for c in names if c not in BASE_COLUMNS]
     first = [c for c in ("status", "size") if c in names]
-    raw = columns_of(rows, (*PUZZLE_KEYS, "repeat", *SUMMARY_NUMERIC, *first, *others))
+    wanted = (*PUZZLE_KEYS, "repeat", *SUMMARY_NUMERIC, *first, *others)
+    raw = columns_of(rows, [c for c in wanted if c != "puzzle"])
+    raw["puzzle"] = Cells(rows, "puzzle")  # type: ignore[assignment] - read if needed
     numbers = {c: raw[c] if c in COUNTS else floats(raw[c]) for c in SUMMARY_NUMERIC}
     numbers.update({c: v for c in others if (v := parsed(raw[c])) is not None})
     return reduce_numbers(raw, numbers, first, COUNTS)

@@ -323,9 +323,10 @@ def test_a_median_times_a_scale_is_the_median_of_the_scaled_values() -> None:
         )
 
 
-def test_summary_by_tier_matches_the_pandas_adapter(runs: dict) -> None:
+@pytest.mark.parametrize("name", ["repeats", "sizes"])
+def test_summary_by_tier_matches_the_pandas_adapter(runs: dict, name: str) -> None:
     """By tier, the rows and the adapter give the same table, tiers in the order given."""
-    csv = runs["repeats"][0]
+    csv = runs[name][0]
     _, rows = read_rows(csv)
     tiers = {r["puzzle"]: ("easy" if int(r["line"]) % 2 else "hard") for r in rows}
     order = ["hard", "easy"]
@@ -349,3 +350,10 @@ def test_run_leaves_pandas_out(tmp_path: Path) -> None:
     )
     assert "x fastest".replace("x", "\N{MULTIPLICATION SIGN}") in done.stdout
     assert "[]" == done.stdout.strip().splitlines()[-1]
+
+
+def test_cells_read_a_column_of_the_rows_when_used() -> None:
+    """Cells: a row's cell, None where it has none, by index, slice and iteration."""
+    cells = puzzle_rows.Cells([{"a": "x"}, {"b": "y"}, {"a": "z"}], "a")
+    assert (3, "x", None, ["x", None]) == (len(cells), cells[0], cells[1], cells[:2])
+    assert ["x", None, "z"] == list(cells)
