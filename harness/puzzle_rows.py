@@ -256,20 +256,23 @@ def reduce_numbers(
     raw: Columns,
     numbers: Mapping[str, list[Any]],
     first: Sequence[str],
-    unparsed: Collection[str] = (),
+    as_read: Collection[str] = (),
 ) -> Columns:
     """:func:`reduce` with the numeric columns already read as floats (``numbers``), but
-    those named in ``unparsed``, still as read: they stay so where there is nothing to
-    reduce (their reader parses them with :func:`floats`), else are parsed."""
+    the columns named in ``as_read``: where there is nothing to reduce, they stay as read
+    (their reader parses numbers with :func:`floats` and takes the text of ``NA`` and the
+    like for unknown), else are parsed (numbers) or read as :func:`reduce` reads them."""
     key_columns = [column(raw, k) for k in PUZZLE_KEYS]
     repeats = column(raw, "repeat")
     by_repeat = len(set(repeats)) > 1
     if not by_repeat and _unique(key_columns):  # one row per puzzle: nothing to reduce
         puzzles = dict(zip(PUZZLE_KEYS, key_columns, strict=True))
         puzzles.update(numbers)
-        puzzles.update({c: _knowns(column(raw, c)) for c in first})
+        puzzles.update(
+            {c: column(raw, c) if c in as_read else _knowns(column(raw, c)) for c in first}
+        )
         return puzzles
-    numbers = {c: floats(v) if c in unparsed else v for c, v in numbers.items()}
+    numbers = {c: floats(v) if c in as_read else v for c, v in numbers.items()}
     keys = list(zip(*key_columns, strict=True))
     order: Sequence[int] = range(len(keys))
     if by_repeat:

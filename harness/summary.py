@@ -160,8 +160,9 @@ def for_tables(rows: Sequence[Row]) -> Columns:
     """The puzzles of ``rows`` (:func:`harness.puzzle_rows.reduce`) with just what the tables
     read: the summary's numbers, the native statistics (the columns outside
     :data:`harness.results.BASE_COLUMNS` that hold numbers), the status and size. The
-    :data:`COUNTS` stay as read (text) where every puzzle has one row: tallied, not parsed;
-    the puzzles' text is read from ``rows`` where it is needed (:class:`Cells`)."""
+    :data:`COUNTS`, status and size stay as read (text) where every puzzle has one row (the
+    counters tallied, not parsed; an unknown status or size is whatever text says so); the
+    puzzles' text is read from ``rows`` where it is needed (:class:`Cells`)."""
     names = names_of(rows)
     others = [c for c in names if c not in BASE_COLUMNS]
     first = [c for c in ("status", "size") if c in names]
@@ -170,7 +171,7 @@ def for_tables(rows: Sequence[Row]) -> Columns:
     raw["puzzle"] = Cells(rows, "puzzle")  # type: ignore[assignment] - read if needed
     numbers = {c: raw[c] if c in COUNTS else floats(raw[c]) for c in SUMMARY_NUMERIC}
     numbers.update({c: v for c in others if (v := parsed(raw[c])) is not None})
-    return reduce_numbers(raw, numbers, first, COUNTS)
+    return reduce_numbers(raw, numbers, first, (*COUNTS, *first))
 
 
 def grouping(puzzles: Columns) -> tuple[str, ...]:

@@ -265,6 +265,16 @@ def test_edge_cases_match_pandas(tmp_path: Path) -> None:
     assert_matches_pandas(csv)
 
 
+def test_edge_cases_of_one_row_per_puzzle_match_pandas(tmp_path: Path) -> None:
+    """Without repeats (the rows kept as read): unknown and NA statuses and sizes too."""
+    rows = [r for r in edge_rows() if r["repeat"] == 0]
+    rows[0] |= {"status": "", "size": "NA"}
+    rows[4] |= {"status": "NA", "size": ""}
+    csv = tmp_path / "edge.csv"
+    pd.DataFrame(rows).to_csv(csv, index=False)
+    assert_matches_pandas(csv)
+
+
 def test_a_dataset_of_one_size_only_and_random_times_match_pandas(tmp_path: Path) -> None:
     """Many puzzles of random times: the means add up in numpy's order, to the bit."""
     rng = random.Random(7)
