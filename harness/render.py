@@ -7,7 +7,6 @@ wider than the terminal is split into parts that repeat the key columns. Plain P
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -151,6 +150,8 @@ def render_native(rows: Rows, width: int | None = WIDTH) -> str:
     each library has its own statistics, so a grid of every name would be mostly empty."""
     if not rows:
         return "(no rows)"
+    import textwrap  # here: ~0.6 ms to import, which a run without native statistics saves
+
     headers, cells, _ = printable(rows)
     keys = _key_count(headers)
     key_width = [max([len(headers[i]), *(len(r[i]) for r in cells)]) for i in range(keys)]

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from backends.base import Status
-from harness import render, summary, tables
+from harness import puzzle_rows, render, summary, tables
 from harness.cli import main
 from harness.results import BASE_COLUMNS, read_rows
 from tests.conftest import PROJECT
@@ -203,6 +203,27 @@ def test_the_real_runs_cover_what_they_should(runs: dict) -> None:
     assert "2" in {r["repeat"] for r in read_rows(runs["repeats"][0])[1]}
 
 
+def test_a_run_with_every_kind_of_row_prints_what_pandas_computes(
+    tmp_path: Path, fake_backends: dict
+) -> None:
+    """Repeats of two real backends (native statistics, UNSAT) and two failing ones
+    (ERROR, TIMEOUT), on two datasets: printed as pandas computes it, to the bit."""
+    csv = tmp_path / "mixed.csv"
+    args = ["run", "-q", "-b", "dlx", "-b", "mrv", "-b", "raises", "-b", "watches-clock"]
+    args += ["--repeat", "2", "--timeout", "0.02", "--out", str(csv)]
+    args += [str(PROJECT / "datasets" / name) for name in ("unsolvable.txt", "sizes.txt")]
+    printed = CliRunner().invoke(main, args).output
+    _, rows = read_rows(csv)
+    assert {"SOLVED", "UNSAT", "TIMEOUT", "ERROR"} == {r["status"] for r in rows}
+    assert ({"0", "1"}, True) == ({r["repeat"] for r in rows}, "updates" in rows[0])
+    frame = tables.load(csv)
+    expected = tables.render(oracle_summary(frame))
+    expected += "\n\nnative statistics (medians over answered puzzles):\n"
+    expected += tables.render_native(oracle_native_summary(frame))
+    assert expected == printed[: len(expected)]
+    assert_matches_pandas(csv)
+
+
 def edge_rows() -> list[dict]:
     """Rows pandas treats in its own ways: unknown cells, repeats that disagree, zeros."""
     rows = []
@@ -244,6 +265,16 @@ def test_edge_cases_match_pandas(tmp_path: Path) -> None:
     assert_matches_pandas(csv)
 
 
+def test_edge_cases_of_one_row_per_puzzle_match_pandas(tmp_path: Path) -> None:
+    """Without repeats (the rows kept as read): unknown and NA statuses and sizes too."""
+    rows = [r for r in edge_rows() if r["repeat"] == 0]
+    rows[0] |= {"status": "", "size": "NA"}
+    rows[4] |= {"status": "NA", "size": ""}
+    csv = tmp_path / "edge.csv"
+    pd.DataFrame(rows).to_csv(csv, index=False)
+    assert_matches_pandas(csv)
+
+
 def test_a_dataset_of_one_size_only_and_random_times_match_pandas(tmp_path: Path) -> None:
     """Many puzzles of random times: the means add up in numpy's order, to the bit."""
     rng = random.Random(7)
@@ -268,9 +299,44 @@ def test_pairwise_mean_is_numpys() -> None:
         assert float(np.sum(np.array(values))) / n == summary._mean(values)
 
 
-def test_summary_by_tier_matches_the_pandas_adapter(runs: dict) -> None:
+def same_bits(x: float, y: float) -> bool:
+    return (x != x and y != y) or (x == y and math.copysign(1, x) == math.copysign(1, y))
+
+
+def test_counters_median_mean_and_max_are_pandas() -> None:
+    """Whole numbers (tallied), fractions, zeros, NaN, as numbers or text: pandas' median,
+    mean and max."""
+    rng = random.Random(5)
+    cases = [[0.0] * 9, [-0.0, 0.0, 1.0], [math.nan] * 3, [2.0**52, 1.0, 3.0]]
+    cases += [[-3.0, 3.0], [2.5, 1.0, math.nan, 7.0], [1e300, 1e300, 1.0]]
+    for n in (1, 2, 7, 8, 9, 16, 129, 300, 1001):
+        cases.append([float(rng.randrange(-5, 10**6)) for _ in range(n)])
+        cases.append(
+            [float(rng.randrange(4)) if rng.random() < 0.9 else math.nan for _ in range(n)]
+        )
+    for values in cases:
+        series = pd.Series(values, dtype=float)
+        expected = (series.median(), series.mean(), series.max())
+        as_read = ["" if v != v else repr(v).removesuffix(".0") for v in values]
+        for form in (values, as_read):
+            actual = summary._spread(form)
+            assert all(map(same_bits, expected, actual)), (form, expected, actual)
+
+
+def test_a_median_times_a_scale_is_the_median_of_the_scaled_values() -> None:
+    """median(values, 1000) is the median of the values times 1000, to the bit."""
+    rng = random.Random(11)
+    for n in range(1, 40):
+        values = [rng.lognormvariate(-7, 3) for _ in range(n)]
+        assert same_bits(
+            puzzle_rows.median([v * 1000 for v in values]), puzzle_rows.median(values, 1000.0)
+        )
+
+
+@pytest.mark.parametrize("name", ["repeats", "sizes"])
+def test_summary_by_tier_matches_the_pandas_adapter(runs: dict, name: str) -> None:
     """By tier, the rows and the adapter give the same table, tiers in the order given."""
-    csv = runs["repeats"][0]
+    csv = runs[name][0]
     _, rows = read_rows(csv)
     tiers = {r["puzzle"]: ("easy" if int(r["line"]) % 2 else "hard") for r in rows}
     order = ["hard", "easy"]
@@ -294,3 +360,10 @@ def test_run_leaves_pandas_out(tmp_path: Path) -> None:
     )
     assert "x fastest".replace("x", "\N{MULTIPLICATION SIGN}") in done.stdout
     assert "[]" == done.stdout.strip().splitlines()[-1]
+
+
+def test_cells_read_a_column_of_the_rows_when_used() -> None:
+    """Cells: a row's cell, None where it has none, by index, slice and iteration."""
+    cells = puzzle_rows.Cells([{"a": "x"}, {"b": "y"}, {"a": "z"}], "a")
+    assert (3, "x", None, ["x", None]) == (len(cells), cells[0], cells[1], cells[:2])
+    assert ["x", None, "z"] == list(cells)
