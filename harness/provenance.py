@@ -272,8 +272,8 @@ class Background(Generic[T]):
         self._outcome: tuple[bool, Any] | None = None  # (returned, value or exception)
 
     def start(self) -> None:
-        """Start it in a thread, unless started already."""
-        if self._thread is None:
+        """Start it in a thread, unless started or run already."""
+        if self._thread is None and self._outcome is None:
             self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
             self._thread.start()
 
@@ -284,10 +284,10 @@ class Background(Generic[T]):
             self._outcome = (False, exc)
 
     def result(self) -> T:
-        if self._thread is None:
-            self._run()
-        else:
+        if self._thread is not None:
             self._thread.join()
+        elif self._outcome is None:
+            self._run()
         assert self._outcome is not None
         returned, value = self._outcome
         if not returned:
