@@ -41,7 +41,7 @@ from backends.errors import SudokuError
 from backends.puzzle import Puzzle
 from harness import provenance
 from harness.worker import Outcome, Task, WorkerPool
-from harness.worker.wire import WireTask, compact
+from harness.worker.wire import WireTask
 
 INSTALL_HINT = "pip install 'sudoku-harness[dask]'"
 #: Seconds to wait for a scheduler to answer, and for its first worker to join.
@@ -95,10 +95,72 @@ def _dask() -> Any:
     return distributed
 
 
+#: The clusters being connected to in the background (:func:`start_in_background`), by target.
+_starting: dict[ClusterTarget, Starting] = {}
+
+
+class Starting:
+    """A connection to ``target`` made in a background thread: :meth:`join` gives the
+    client, or raises what the connection raised; :meth:`close` closes the client (and
+    stops a local cluster). Importing Dask and starting a local cluster take ~0.3 s, most
+    of it importing (the interpreter is held) and waiting for the forked workers (it is
+    not): started early, the waits overlap the harness reading its files."""
+
+    def __init__(self, target: ClusterTarget) -> None:
+        self.target = target
+        self._stack = contextlib.ExitStack()
+        self._client: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._connect, name="cluster-start", daemon=True)
+        self._thread.start()
+
+    def _connect(self) -> None:
+        try:
+            self._client = self._stack.enter_context(_connected(self.target))
+        except BaseException as exc:  # raised again by join(), in the caller's thread
+            self._error = exc
+
+    def join(self) -> Any:
+        """The client, once connected; the connection's error (a ClusterError) if it failed."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._client
+
+    def close(self) -> None:
+        self._thread.join()
+        self._stack.close()
+
+
+@contextlib.contextmanager
+def start_in_background(target: ClusterTarget) -> Iterator[Starting]:
+    """Start connecting to ``target`` now, in a thread, for :func:`connect` to take over;
+    whatever :func:`connect` did not take is closed on exit."""
+    starting = _starting[target] = Starting(target)
+    try:
+        yield starting
+    finally:
+        if _starting.get(target) is starting:
+            del _starting[target]
+            starting.close()
+
+
 @contextlib.contextmanager
 def connect(target: ClusterTarget) -> Iterator[Any]:
     """A Dask ``Client`` for ``target``, its workers checked; closed (and a local cluster
-    stopped) on exit."""
+    stopped) on exit. Takes over the connection :func:`start_in_background` started, if
+    any."""
+    starting = _starting.pop(target, None) or Starting(target)
+    try:
+        yield starting.join()
+    finally:
+        starting.close()
+
+
+@contextlib.contextmanager
+def _connected(target: ClusterTarget) -> Iterator[Any]:
+    """A Dask ``Client`` for ``target`` with at least one worker; closed (and a local
+    cluster stopped) on exit."""
     distributed = _dask()
     import dask
 
@@ -126,17 +188,16 @@ def connect(target: ClusterTarget) -> Iterator[Any]:
                         silence_logs=logging.ERROR,
                     )
                 )
-                client = stack.enter_context(distributed.Client(cluster))
+                client = distributed.Client(cluster)
             elif target.scheduler_file is not None:
-                client = stack.enter_context(
-                    distributed.Client(
-                        scheduler_file=str(target.scheduler_file), timeout=CONNECT_TIMEOUT_S
-                    )
+                client = distributed.Client(
+                    scheduler_file=str(target.scheduler_file), timeout=CONNECT_TIMEOUT_S
                 )
             else:
-                client = stack.enter_context(
-                    distributed.Client(target.address, timeout=CONNECT_TIMEOUT_S)
-                )
+                client = distributed.Client(target.address, timeout=CONNECT_TIMEOUT_S)
+            # Closed, not exited: ``Client.__exit__`` resets a context variable that its
+            # ``__enter__`` set, which fails in another thread (see Starting).
+            stack.callback(client.close)
             client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
         except (OSError, TimeoutError, ValueError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -220,9 +281,9 @@ def run_chunk(sent: bytes, memory_limit_mib: float | None) -> bytes:
     ]
     host = socket.gethostname()
     outcomes: list[tuple[Any, ...]] = [Outcome(Status.ERROR, "not run").wire()] * len(tasks)
-    for task, outcome in pool.run(tasks):
-        solution = None if outcome.solution is None else compact(outcome.solution)
-        outcomes[task.tag] = outcome._replace(solution=solution, host=host).wire()
+    for task, outcome in pool.run(tasks, wire=True):  # sent on as the solver process sent it
+        sent_on = outcome.wire() if type(outcome.status) is Status else outcome  # a kill's
+        outcomes[task.tag] = (*sent_on[:-1], host)  # the host, last of the fields
     return pickle.dumps(outcomes, pickle.HIGHEST_PROTOCOL)
 
 
