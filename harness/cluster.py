@@ -59,6 +59,18 @@ DRAW_STEP = 256
 WINDOW_PER_THREAD = 2
 #: What a Dask worker started by hand needs, for the message that refuses it.
 DAEMON_SETTING = "DASK_DISTRIBUTED__WORKER__DAEMON=False"
+#: Dask settings of the clusters the harness starts (``local:N``). Workers must be able to
+#: start the solver processes (see the module doc), and are forked rather than spawned: they
+#: start in 0.3 s instead of 2-4 s of imports, which a 10,000-puzzle run of a fast backend
+#: would feel. Dask's sampling profiler (every 10 ms) and its system monitor (every 0.5 s,
+#: in the scheduler, each nanny and each worker) take CPU from the solves on a machine
+#: whose every core solves; the monitor's figures only feed Dask's dashboard.
+LOCAL_CONFIG = {
+    "distributed.worker.daemon": False,
+    "distributed.worker.multiprocessing-method": "fork",
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.system-monitor.interval": "5s",
+}
 
 
 class ClusterError(SudokuError):
@@ -95,72 +107,10 @@ def _dask() -> Any:
     return distributed
 
 
-#: The clusters being connected to in the background (:func:`start_in_background`), by target.
-_starting: dict[ClusterTarget, Starting] = {}
-
-
-class Starting:
-    """A connection to ``target`` made in a background thread: :meth:`join` gives the
-    client, or raises what the connection raised; :meth:`close` closes the client (and
-    stops a local cluster). Importing Dask and starting a local cluster take ~0.3 s, most
-    of it importing (the interpreter is held) and waiting for the forked workers (it is
-    not): started early, the waits overlap the harness reading its files."""
-
-    def __init__(self, target: ClusterTarget) -> None:
-        self.target = target
-        self._stack = contextlib.ExitStack()
-        self._client: Any = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._connect, name="cluster-start", daemon=True)
-        self._thread.start()
-
-    def _connect(self) -> None:
-        try:
-            self._client = self._stack.enter_context(_connected(self.target))
-        except BaseException as exc:  # raised again by join(), in the caller's thread
-            self._error = exc
-
-    def join(self) -> Any:
-        """The client, once connected; the connection's error (a ClusterError) if it failed."""
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._client
-
-    def close(self) -> None:
-        self._thread.join()
-        self._stack.close()
-
-
-@contextlib.contextmanager
-def start_in_background(target: ClusterTarget) -> Iterator[Starting]:
-    """Start connecting to ``target`` now, in a thread, for :func:`connect` to take over;
-    whatever :func:`connect` did not take is closed on exit."""
-    starting = _starting[target] = Starting(target)
-    try:
-        yield starting
-    finally:
-        if _starting.get(target) is starting:
-            del _starting[target]
-            starting.close()
-
-
 @contextlib.contextmanager
 def connect(target: ClusterTarget) -> Iterator[Any]:
     """A Dask ``Client`` for ``target``, its workers checked; closed (and a local cluster
-    stopped) on exit. Takes over the connection :func:`start_in_background` started, if
-    any."""
-    starting = _starting.pop(target, None) or Starting(target)
-    try:
-        yield starting.join()
-    finally:
-        starting.close()
-
-
-@contextlib.contextmanager
-def _connected(target: ClusterTarget) -> Iterator[Any]:
-    """A Dask ``Client`` for ``target`` with at least one worker; closed (and a local
-    cluster stopped) on exit."""
+    stopped) on exit."""
     distributed = _dask()
     import dask
 
@@ -171,14 +121,7 @@ def _connected(target: ClusterTarget) -> Iterator[Any]:
     with contextlib.ExitStack() as stack:
         try:
             if local is not None:
-                # Workers must be able to start the solver processes (see the module doc),
-                # and are forked rather than spawned: they start in 0.3 s instead of 2-4 s of
-                # imports, which a 10,000-puzzle run of a fast backend would feel.
-                local_config = {
-                    "distributed.worker.daemon": False,
-                    "distributed.worker.multiprocessing-method": "fork",
-                }
-                stack.enter_context(dask.config.set(local_config))
+                stack.enter_context(dask.config.set(LOCAL_CONFIG))
                 cluster = stack.enter_context(
                     distributed.LocalCluster(
                         n_workers=local,
@@ -188,16 +131,17 @@ def _connected(target: ClusterTarget) -> Iterator[Any]:
                         silence_logs=logging.ERROR,
                     )
                 )
-                client = distributed.Client(cluster)
+                client = stack.enter_context(distributed.Client(cluster))
             elif target.scheduler_file is not None:
-                client = distributed.Client(
-                    scheduler_file=str(target.scheduler_file), timeout=CONNECT_TIMEOUT_S
+                client = stack.enter_context(
+                    distributed.Client(
+                        scheduler_file=str(target.scheduler_file), timeout=CONNECT_TIMEOUT_S
+                    )
                 )
             else:
-                client = distributed.Client(target.address, timeout=CONNECT_TIMEOUT_S)
-            # Closed, not exited: ``Client.__exit__`` resets a context variable that its
-            # ``__enter__`` set, which fails in another thread (see Starting).
-            stack.callback(client.close)
+                client = stack.enter_context(
+                    distributed.Client(target.address, timeout=CONNECT_TIMEOUT_S)
+                )
             client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
         except (OSError, TimeoutError, ValueError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
