@@ -19,10 +19,20 @@ import pytest
 from click.testing import CliRunner
 
 from backends.base import Status
+from harness import cluster as harness_cluster
 from harness.cli import EXIT_USAGE, main
-from harness.cluster import CHUNK_TARGET_S, FIRST_CHUNK, MIN_CHUNK_S, Chunker
+from harness.cluster import (
+    CHUNK_TARGET_S,
+    FIRST_CHUNK,
+    LOCAL_CONFIG,
+    MIN_CHUNK_S,
+    Chunker,
+    ClusterTarget,
+    connect,
+    run_chunk,
+)
 from harness.results import read_rows, row_key
-from harness.worker import Outcome, Task
+from harness.worker import Outcome, Task, WorkerPool
 from tests.conftest import pattern_puzzle
 from tests.puzzles import PROJECT_DATASETS
 
@@ -228,6 +238,35 @@ def test_local_cluster_run_records_every_host(tmp_path: Path) -> None:
     host = meta["hosts"][socket.gethostname()]
     assert ("local:2", [], 2) == (meta["cluster"], meta["hosts_differ"], meta["jobs"])
     assert meta["packages"] == host["packages"]
+
+
+def test_run_chunk_sends_on_what_a_local_pool_gives(fake_backends: dict) -> None:
+    """run_chunk's undecoded answers, decoded in the harness, equal a local pool's outcomes
+    (a solve, and a TIMEOUT the pool decides), each naming this host."""
+    import pickle
+
+    tasks = [Task("bitmask", pattern_puzzle(3, 3), 2, 5.0, 0)]
+    tasks += [Task("sleep-forever", pattern_puzzle(3, 2), 1, 0.3, 1)]
+    with WorkerPool(1) as pool:
+        local = dict(pool.run(tasks))
+    sent = pickle.dumps([task.wire() for task in tasks])
+    try:
+        received = [Outcome.received(wire) for wire in pickle.loads(run_chunk(sent, None))]
+    finally:
+        harness_cluster._local.pool.close()  # the pool run_chunk keeps warm in this thread
+    same = ("status", "solution", "solutions", "nodes", "guesses", "backtracks", "native")
+    expected = [[getattr(local[t], f) for f in same] + [socket.gethostname()] for t in tasks]
+    assert expected == [[getattr(o, f) for f in same] + [o.host] for o in received]
+    assert [Status.SOLVED, Status.TIMEOUT] == [o.status for o in received]
+
+
+def test_local_cluster_workers_get_the_harness_settings() -> None:
+    """A local:N cluster's workers run with LOCAL_CONFIG (not daemonic, no profiler)."""
+    import dask
+
+    with connect(ClusterTarget("local:1")) as client:
+        seen = client.run(lambda: {key: dask.config.get(key) for key in LOCAL_CONFIG})
+    assert [LOCAL_CONFIG] == list(seen.values())
 
 
 def _chunker_tasks(count: int, specs: tuple[str, ...] = ("mrv",)) -> list[Task]:
