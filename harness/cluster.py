@@ -5,7 +5,10 @@ What stays in the harness process: planning, the independent check of every answ
 the harness process writes the CSV. What goes to the cluster: *chunks*, each a list of
 tasks of one backend, sized to about :data:`CHUNK_TARGET_S` of solving from the times seen
 so far and smaller and smaller once the end of the work is in sight (:class:`Chunker`),
-through a bounded window of futures. Rows are written as chunks come back.
+through a bounded window of futures. Rows are written as chunks come back. The Dask client
+(and a ``local:N`` cluster) lives in a process the harness forks before it reads its files
+(:class:`ClusterConnection`): Dask's import and start run there, on another core, while the
+harness reads, and chunks and their outcomes cross a pipe, pickled once each way.
 
 How a Dask worker runs a chunk: in the harness's own :class:`~harness.worker.WorkerPool`
 (one solver process per Dask worker thread, kept warm across chunks), so every solve still
@@ -32,6 +35,7 @@ import pickle
 import queue
 import socket
 import threading
+import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -49,8 +53,9 @@ from harness.worker.wire import WireTask
 INSTALL_HINT = "pip install 'sudoku-harness[dask]'"
 #: Seconds to wait for a scheduler to answer, and for its first worker to join.
 CONNECT_TIMEOUT_S = 5.0
-#: Seconds the process holding the Dask client may take to stop a local cluster.
-CLOSE_TIMEOUT_S = 30.0
+#: Seconds the process holding the Dask client may take to connect (start a local cluster,
+#: check the workers), and to stop.
+START_TIMEOUT_S, CLOSE_TIMEOUT_S = 60.0, 30.0
 #: Seconds of solving one chunk aims at, and the least the last chunks shrink to
 #: (see :class:`Chunker`).
 CHUNK_TARGET_S, MIN_CHUNK_S = 1.0, 0.05
@@ -197,7 +202,9 @@ def _relay(client: Any, pipe: Connection) -> None:
     futures: dict[int, Any] = {}
 
     def read() -> None:
-        with contextlib.suppress(EOFError, OSError):
+        # Ends at the harness's end of the pipe, or when the client cannot go on (closed by
+        # Ctrl-C, which reaches this process too): the harness then sees this process end.
+        with contextlib.suppress(Exception):
             while True:
                 message = pipe.recv()
                 if message[0] == "submit":
@@ -265,7 +272,7 @@ class ClusterConnection:
     def join(self) -> ClusterConnection:
         """This connection, once the cluster answered; raises its ClusterError."""
         if not self._joined:
-            answer = self.receive()
+            answer = self.receive(START_TIMEOUT_S)
             if answer[0] == "error":
                 raise ClusterError(answer[1])
             _, self.threads, self.hosts = answer
@@ -279,11 +286,16 @@ class ClusterConnection:
         """Whether an answer waits."""
         return self._pipe.poll(0)
 
-    def receive(self) -> tuple[Any, ...]:
-        """The next answer; a ClusterError if the process ended without one."""
+    def receive(self, timeout: float | None = None) -> tuple[Any, ...]:
+        """The next answer; a ClusterError if the process ended without one, or gave
+        none within ``timeout`` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         while not self._pipe.poll(1.0):
             if not self._process.is_alive():  # its workers may hold the pipe open
                 break
+            if deadline is not None and time.monotonic() > deadline:
+                message = f"no answer from the Dask cluster {self.target} in {timeout:g} s"
+                raise ClusterError(message)
         try:
             return self._pipe.recv()
         except (EOFError, OSError):
