@@ -72,14 +72,18 @@ DAEMON_SETTING = "DASK_DISTRIBUTED__WORKER__DAEMON=False"
 #: Dask settings of the clusters the harness starts (``local:N``). Workers must be able to
 #: start the solver processes (see the module doc), and are forked rather than spawned: they
 #: start in 0.3 s instead of 2-4 s of imports, which a 10,000-puzzle run of a fast backend
-#: would feel. Dask's sampling profiler (every 10 ms) and its system monitor (every 0.5 s,
-#: in the scheduler, each nanny and each worker) take CPU from the solves on a machine
-#: whose every core solves; the monitor's figures only feed Dask's dashboard.
+#: would feel. Dask's periodic work takes CPU from the solves on a machine whose every
+#: core solves: its sampling profiler (every 10 ms), its system monitor (every 0.5 s, in
+#: the scheduler, each nanny and each worker; its figures only feed Dask's dashboard), the
+#: event loops' health tick (every 20 ms) and the check of each worker's own memory (every
+#: 0.1 s; a Dask worker holds a chunk at a time, its solver processes have their own limit).
 LOCAL_CONFIG = {
     "distributed.worker.daemon": False,
     "distributed.worker.multiprocessing-method": "fork",
     "distributed.worker.profile.enabled": False,
     "distributed.admin.system-monitor.interval": "5s",
+    "distributed.admin.tick.interval": "200ms",
+    "distributed.worker.memory.monitor-interval": "1s",
 }
 
 
