@@ -193,6 +193,8 @@ def _serve(target: ClusterTarget, pipe: Connection, harness_end: Connection) -> 
     except ClusterError as exc:
         with contextlib.suppress(OSError):
             pipe.send(("error", str(exc)))
+    except OSError:  # the harness closed its end first (its run stopped early): nothing to say
+        pass
     except KeyboardInterrupt:  # Ctrl-C reaches every process; the harness says what it did
         pass
 

@@ -247,6 +247,18 @@ def test_local_cluster_run_records_every_host(tmp_path: Path) -> None:
     assert 50 == sum(r["status"] == "SOLVED" for r in by_key(out).values())
 
 
+def test_bad_input_stops_a_cluster_run_that_started_dask(tmp_path: Path) -> None:
+    """A bad puzzle line, found while Dask starts in the background: the usual one line and
+    exit 2, no traceback from the process starting Dask, which is stopped."""
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1234\n")
+    command = [HARNESS, "run", "-q", "--cluster", "local:2", "--out", str(tmp_path / "r.csv")]
+    # run() returns once every process holding the output pipes ended: Dask's ones too
+    done = subprocess.run([*command, str(bad)], capture_output=True, text=True, timeout=60)
+    assert (EXIT_USAGE, 2) == (done.returncode, len(done.stderr.splitlines()))
+    assert "1 bad puzzle line(s)" in done.stderr
+
+
 def test_background_start_is_taken_over_and_closed(cluster: str) -> None:
     """start_in_background connects in its own process; connect takes that connection
     over; closing it ends the process."""
