@@ -13,9 +13,10 @@ benchmark. The default backend is the fastest (bitmask): the faster the solves, 
 the share of what the cluster adds.
 
 The cluster's wall time includes what a run on a cluster pays before its first solve:
-importing Dask, starting the LocalCluster (its workers are forked) and checking the
-workers. The benchmark also prints that start-up, measured alone in a fresh interpreter,
-so the rate without it (what a long-lived cluster would see) can be read.
+forking the process that holds the Dask client, importing Dask there, starting the
+LocalCluster (its workers are forked) and checking the workers; in a run the harness reads
+its files meanwhile. The benchmark also prints that start-up, measured alone in a fresh
+interpreter, so the rate without it (what a long-lived cluster would see) can be read.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def timed(backend: str, data: Path, out: Path, extra: list[str], count: int) -> 
     return wall
 
 
-#: Run in a fresh interpreter: seconds from nothing of Dask loaded to a checked LocalCluster.
+#: Run in a fresh interpreter: seconds from nothing of Dask loaded to a checked LocalCluster
+#: (connect forks the process that holds the client; it answers once the workers are checked).
 START_UP = """
 import time
 start = time.perf_counter()
@@ -60,8 +62,9 @@ with connect(ClusterTarget("local:2")) as client:
 
 
 def cluster_start() -> float:
-    """Seconds a `--cluster local:2` run spends before it can send work: import Dask,
-    start a LocalCluster of two workers, check them (as the run does)."""
+    """Seconds a `--cluster local:2` run waits, reading nothing, before it can send work:
+    fork the client's process, import Dask there, start a LocalCluster of two workers,
+    check them (as the run does)."""
     done = subprocess.run(
         [sys.executable, "-c", START_UP], capture_output=True, text=True, cwd=PROJECT, check=True
     )
@@ -103,7 +106,7 @@ def main() -> None:
     print(f"cluster / local throughput, median of the rounds' ratios: {ratio:.2f}")
     without = args.count / (statistics.median(cluster) - start_up)
     print(
-        f"cluster start-up alone (import Dask, start, check): {start_up:.2f} s; cluster rate "
+        f"cluster start-up alone (fork, import Dask, start, check): {start_up:.2f} s; cluster rate "
         f"without it: {without:,.0f} puzzles/s ({without / rates['--jobs 2']:.2f} of local)"
     )
 

@@ -5,7 +5,10 @@ What stays in the harness process: planning, the independent check of every answ
 the harness process writes the CSV. What goes to the cluster: *chunks*, each a list of
 tasks of one backend, sized to about :data:`CHUNK_TARGET_S` of solving from the times seen
 so far and smaller and smaller once the end of the work is in sight (:class:`Chunker`),
-through a bounded window of futures. Rows are written as chunks come back.
+through a bounded window of futures. Rows are written as chunks come back. The Dask client
+(and a ``local:N`` cluster) lives in a process the harness forks before it reads its files
+(:class:`ClusterConnection`): Dask's import and start run there, on another core, while the
+harness reads, and chunks and their outcomes cross a pipe, pickled once each way.
 
 How a Dask worker runs a chunk: in the harness's own :class:`~harness.worker.WorkerPool`
 (one solver process per Dask worker thread, kept warm across chunks), so every solve still
@@ -24,15 +27,19 @@ gives one ERROR row per task, naming the failure. A scheduler that does not answ
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import math
 import multiprocessing
 import pickle
+import queue
 import socket
 import threading
+import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +48,14 @@ from backends.errors import SudokuError
 from backends.puzzle import Puzzle
 from harness import provenance
 from harness.worker import Outcome, Task, WorkerPool
-from harness.worker.wire import WireTask, compact
+from harness.worker.wire import WireTask
 
 INSTALL_HINT = "pip install 'sudoku-harness[dask]'"
 #: Seconds to wait for a scheduler to answer, and for its first worker to join.
 CONNECT_TIMEOUT_S = 5.0
+#: Seconds the process holding the Dask client may take to connect (start a local cluster,
+#: check the workers), and to stop.
+START_TIMEOUT_S, CLOSE_TIMEOUT_S = 60.0, 30.0
 #: Seconds of solving one chunk aims at, and the least the last chunks shrink to
 #: (see :class:`Chunker`).
 CHUNK_TARGET_S, MIN_CHUNK_S = 1.0, 0.05
@@ -59,6 +69,22 @@ DRAW_STEP = 256
 WINDOW_PER_THREAD = 2
 #: What a Dask worker started by hand needs, for the message that refuses it.
 DAEMON_SETTING = "DASK_DISTRIBUTED__WORKER__DAEMON=False"
+#: Dask settings of the clusters the harness starts (``local:N``). Workers must be able to
+#: start the solver processes (see the module doc), and are forked rather than spawned: they
+#: start in 0.3 s instead of 2-4 s of imports, which a 10,000-puzzle run of a fast backend
+#: would feel. Dask's periodic work takes CPU from the solves on a machine whose every
+#: core solves: its sampling profiler (every 10 ms), its system monitor (every 0.5 s, in
+#: the scheduler, each nanny and each worker; its figures only feed Dask's dashboard), the
+#: event loops' health tick (every 20 ms) and the check of each worker's own memory (every
+#: 0.1 s; a Dask worker holds a chunk at a time, its solver processes have their own limit).
+LOCAL_CONFIG = {
+    "distributed.worker.daemon": False,
+    "distributed.worker.multiprocessing-method": "fork",
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.admin.tick.interval": "200ms",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
 
 
 class ClusterError(SudokuError):
@@ -95,10 +121,13 @@ def _dask() -> Any:
     return distributed
 
 
+# --- in the process that holds the Dask client (see Connection) ---
+
+
 @contextlib.contextmanager
-def connect(target: ClusterTarget) -> Iterator[Any]:
-    """A Dask ``Client`` for ``target``, its workers checked; closed (and a local cluster
-    stopped) on exit."""
+def _client(target: ClusterTarget) -> Iterator[Any]:
+    """A Dask ``Client`` for ``target`` with at least one worker; closed (and a local
+    cluster stopped) on exit."""
     distributed = _dask()
     import dask
 
@@ -109,14 +138,7 @@ def connect(target: ClusterTarget) -> Iterator[Any]:
     with contextlib.ExitStack() as stack:
         try:
             if local is not None:
-                # Workers must be able to start the solver processes (see the module doc),
-                # and are forked rather than spawned: they start in 0.3 s instead of 2-4 s of
-                # imports, which a 10,000-puzzle run of a fast backend would feel.
-                local_config = {
-                    "distributed.worker.daemon": False,
-                    "distributed.worker.multiprocessing-method": "fork",
-                }
-                stack.enter_context(dask.config.set(local_config))
+                stack.enter_context(dask.config.set(LOCAL_CONFIG))
                 cluster = stack.enter_context(
                     distributed.LocalCluster(
                         n_workers=local,
@@ -144,6 +166,194 @@ def connect(target: ClusterTarget) -> Iterator[Any]:
         yield client
 
 
+def _checked_hosts(client: Any) -> dict[str, dict[str, Any]]:
+    """Every worker's facts by host; refuses daemonic workers with what to set instead."""
+    facts = client.run(worker_facts)
+    daemonic = sorted(address for address, fact in facts.items() if fact["daemon"])
+    if daemonic:
+        raise ClusterError(
+            f"Dask worker(s) {', '.join(daemonic)} run as daemonic processes, which cannot "
+            f"start the harness's solver processes; start each as `{DAEMON_SETTING} dask "
+            "worker ...` (or set distributed.worker.daemon: False in its Dask config)"
+        )
+    return {fact["host"]: fact["environment"] for fact in facts.values()}
+
+
+def _serve(target: ClusterTarget, pipe: Connection, harness_end: Connection) -> None:
+    """The process :class:`ClusterConnection` forks: connect to ``target`` (starting a
+    local cluster), check its workers, answer ``("ready", threads, hosts)`` or
+    ``("error", message)``, then relay chunks (see :func:`_relay`) until the harness
+    closes its end of ``pipe`` or ends."""
+    harness_end.close()  # else this process, and the workers it forks, would hold it open
+    try:
+        with _client(target) as client:
+            hosts = _checked_hosts(client)
+            pipe.send(("ready", sum(client.nthreads().values()) or 1, hosts))
+            _relay(client, pipe)
+    except ClusterError as exc:
+        with contextlib.suppress(OSError):
+            pipe.send(("error", str(exc)))
+    except OSError:  # the harness closed its end first (its run stopped early): nothing to say
+        pass
+    except KeyboardInterrupt:  # Ctrl-C reaches every process; the harness says what it did
+        pass
+
+
+def _relay(client: Any, pipe: Connection) -> None:
+    """Submit each chunk the harness sends (``("submit", key, pickled tasks, memory
+    limit)``; ``("cancel", key)`` withdraws one); send back ``(kind, key, value)`` as
+    each finishes (see :func:`_finished`); return when the harness closes its end."""
+    distributed = _dask()
+    finished: queue.SimpleQueue[tuple[int, Any] | None] = queue.SimpleQueue()
+    futures: dict[int, Any] = {}
+
+    def read() -> None:
+        # Ends at the harness's end of the pipe, or when the client cannot go on (closed by
+        # Ctrl-C, which reaches this process too): the harness then sees this process end.
+        with contextlib.suppress(Exception):
+            while True:
+                message = pipe.recv()
+                if message[0] == "submit":
+                    _, key, sent, memory_limit_mib = message
+                    future = client.submit(run_chunk, sent, memory_limit_mib, pure=False)
+                    futures[key] = future
+                    future.add_done_callback(lambda done, key=key: finished.put((key, done)))
+                elif (future := futures.pop(message[1], None)) is not None:
+                    future.cancel()
+        finished.put(None)
+
+    threading.Thread(target=read, name="chunks from the harness", daemon=True).start()
+    while (item := finished.get()) is not None:
+        key, future = item
+        if futures.pop(key, None) is not None:  # not cancelled
+            pipe.send(_finished(distributed, key, future))
+
+
+def _finished(distributed: Any, key: int, future: Any) -> tuple[str, int, Any]:
+    """A finished chunk for the harness: ``("done", key, pickled outcomes)``;
+    ``("killed", key, message)`` when the workers running it died (its rows are ERROR);
+    ``("failed", key, message)`` when the cluster failed otherwise (the run stops)."""
+    try:
+        return ("done", key, future.result())
+    except distributed.KilledWorker as exc:
+        return ("killed", key, f"the Dask workers running this chunk died ({exc})")
+    except ClusterError as exc:
+        return ("failed", key, str(exc))
+    except Exception as exc:  # the cluster's own failure (lost scheduler, ...)
+        return ("failed", key, f"the Dask cluster failed a chunk: {type(exc).__name__}: {exc}")
+
+
+# --- in the harness process ---
+
+
+class ClusterConnection:
+    """The harness's side of a Dask cluster: a process forked now holds the Dask client
+    (and, for ``local:N``, the LocalCluster), and relays chunks through a pipe.
+
+    Importing Dask (~0.2 s) and starting a local cluster (~0.1 s) hold the interpreter, so
+    in a thread of the harness they would only take turns with the reading of the files;
+    in their own process they run on another core meanwhile, and the harness never
+    imports Dask. The fork happens before the harness starts any thread: forking Dask
+    workers while another thread runs (holding a lock, or a pipe to a starting
+    subprocess) can hang them. :meth:`join` waits for the process's answer: it raises
+    the ClusterError that stopped it (Dask not installed, a scheduler that does not
+    answer, daemonic workers); :attr:`threads` and :attr:`hosts` are known from then on.
+    """
+
+    def __init__(self, target: ClusterTarget) -> None:
+        self.target = target
+        context = multiprocessing.get_context("fork")
+        self._pipe, theirs = context.Pipe()
+        self._process = context.Process(
+            target=_serve, args=(target, theirs, self._pipe), name="harness-dask-client"
+        )
+        self._process.start()
+        theirs.close()
+        #: Dask worker threads: each runs one solver process at a time.
+        self.threads = 0
+        #: Each worker host's environment (see :func:`worker_facts`).
+        self.hosts: dict[str, dict[str, Any]] = {}
+        self._joined = False
+
+    def join(self) -> ClusterConnection:
+        """This connection, once the cluster answered; raises its ClusterError."""
+        if not self._joined:
+            answer = self.receive(START_TIMEOUT_S)
+            if answer[0] == "error":
+                raise ClusterError(answer[1])
+            _, self.threads, self.hosts = answer
+            self._joined = True
+        return self
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        self._pipe.send(message)
+
+    def ready(self) -> bool:
+        """Whether an answer waits."""
+        return self._pipe.poll(0)
+
+    def receive(self, timeout: float | None = None) -> tuple[Any, ...]:
+        """The next answer; a ClusterError if the process ended without one, or gave
+        none within ``timeout`` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._pipe.poll(1.0):
+            if not self._process.is_alive():  # its workers may hold the pipe open
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                message = f"no answer from the Dask cluster {self.target} in {timeout:g} s"
+                raise ClusterError(message)
+        try:
+            return self._pipe.recv()
+        except (EOFError, OSError):
+            self._process.join(1.0)
+            code = self._process.exitcode
+            message = f"the process holding the Dask client for {self.target} ended ({code})"
+            raise ClusterError(message) from None
+
+    def close(self) -> None:
+        """Close the pipe: the process stops its client (and local cluster) and ends."""
+        self._pipe.close()
+        self._process.join(CLOSE_TIMEOUT_S)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+
+
+#: The connections :func:`start_in_background` started, not yet taken by :func:`connect`.
+_started: dict[ClusterTarget, ClusterConnection] = {}
+
+
+@contextlib.contextmanager
+def start_in_background(target: ClusterTarget) -> Iterator[ClusterConnection]:
+    """Start connecting to ``target`` now (see :class:`ClusterConnection`), for
+    :func:`connect` to take over; closed on exit unless :func:`connect` took it."""
+    started = _started[target] = ClusterConnection(target)
+    try:
+        yield started
+    finally:
+        if _started.get(target) is started:
+            del _started[target]
+            started.close()
+
+
+@contextlib.contextmanager
+def connect(target: ClusterTarget) -> Iterator[ClusterConnection]:
+    """The cluster ``target``, its workers checked (the connection
+    :func:`start_in_background` started, if any); closed (a local cluster stopped) on
+    exit. Raises ClusterError when the cluster cannot be used."""
+    connection = _started.pop(target, None) or ClusterConnection(target)
+    try:
+        yield connection.join()
+    finally:
+        connection.close()
+
+
+def check_workers(connection: ClusterConnection) -> dict[str, dict[str, Any]]:
+    """Every worker's facts by host, as checked before ``connection`` answered (daemonic
+    workers are refused then, with what to set instead)."""
+    return connection.join().hosts
+
+
 def worker_facts() -> dict[str, Any]:
     """Run on each Dask worker: whether it may start processes, and its environment."""
     return {
@@ -157,19 +367,6 @@ def host_environment() -> dict[str, Any]:
     """What makes one host's timings comparable with another's."""
     env = provenance.environment()
     return {key: env[key] for key in ("project_version", "python", "packages", "machine")}
-
-
-def check_workers(client: Any) -> dict[str, dict[str, Any]]:
-    """Every worker's facts by host; refuses daemonic workers with what to set instead."""
-    facts = client.run(worker_facts)
-    daemonic = sorted(address for address, fact in facts.items() if fact["daemon"])
-    if daemonic:
-        raise ClusterError(
-            f"Dask worker(s) {', '.join(daemonic)} run as daemonic processes, which cannot "
-            f"start the harness's solver processes; start each as `{DAEMON_SETTING} dask "
-            "worker ...` (or set distributed.worker.daemon: False in its Dask config)"
-        )
-    return {fact["host"]: fact["environment"] for fact in facts.values()}
 
 
 def hosts_meta(hosts: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -220,9 +417,9 @@ def run_chunk(sent: bytes, memory_limit_mib: float | None) -> bytes:
     ]
     host = socket.gethostname()
     outcomes: list[tuple[Any, ...]] = [Outcome(Status.ERROR, "not run").wire()] * len(tasks)
-    for task, outcome in pool.run(tasks):
-        solution = None if outcome.solution is None else compact(outcome.solution)
-        outcomes[task.tag] = outcome._replace(solution=solution, host=host).wire()
+    for task, outcome in pool.run(tasks, wire=True):  # sent on as the solver process sent it
+        sent_on = outcome.wire() if type(outcome.status) is Status else outcome  # a kill's
+        outcomes[task.tag] = (*sent_on[:-1], host)  # the host, last of the fields
     return pickle.dumps(outcomes, pickle.HIGHEST_PROTOCOL)
 
 
@@ -323,31 +520,30 @@ class ClusterPool:
     as :class:`~harness.worker.WorkerPool` does for local processes. Each outcome also
     names the ``host`` that solved it."""
 
-    def __init__(self, client: Any, memory_limit_mib: float | None) -> None:
-        self.client = client
+    def __init__(self, connection: ClusterConnection, memory_limit_mib: float | None) -> None:
+        self.connection = connection.join()
         self.memory_limit_mib = memory_limit_mib
         #: Dask worker threads: each runs one solver process at a time.
-        self.threads = sum(client.nthreads().values()) or 1
+        self.threads = connection.threads
         self.window = WINDOW_PER_THREAD * self.threads
 
     def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
         """Run ``tasks`` (drawn lazily) on the cluster; yield each with its outcome."""
-        distributed = _dask()
         chunker = Chunker(tasks, self.threads)
-        in_flight = distributed.as_completed()
-        submitted: dict[Any, list[Task]] = {}
-        probes: set[Any] = set()  # chunks of a backend not timed yet, in flight
+        keys = itertools.count()
+        submitted: dict[int, list[Task]] = {}  # by key, in flight
+        probes: set[int] = set()  # chunks of a backend not timed yet, in flight
 
         def submit() -> bool:
             chunk = chunker.next()
             if chunk is None:
                 return False
+            key = next(keys)
             sent = pickle.dumps([task.wire() for task in chunk], pickle.HIGHEST_PROTOCOL)
-            future = self.client.submit(run_chunk, sent, self.memory_limit_mib, pure=False)
-            submitted[future] = chunk
+            self.connection.send(("submit", key, sent, self.memory_limit_mib))
+            submitted[key] = chunk
             if chunker.mean(chunk[0].backend) is None:
-                probes.add(future)
-            in_flight.add(future)
+                probes.add(key)
             return True
 
         def fill() -> None:
@@ -363,30 +559,28 @@ class ClusterPool:
         try:
             for _ in range(self.threads):  # a small chunk each: its times size the next
                 submit()
-            chunker.draw_ahead(in_flight.has_ready)
-            for future in in_flight:
-                chunk = submitted.pop(future)
-                probes.discard(future)
-                outcomes = self._outcomes(future, chunk)
+            chunker.draw_ahead(self.connection.ready)
+            while submitted:
+                kind, key, value = self.connection.receive()
+                chunk = submitted.pop(key)
+                probes.discard(key)
+                outcomes = _outcomes(kind, value, chunk)
                 chunker.learn(chunk[0].backend, outcomes)
                 fill()  # before the rows: the workers solve on while they are written
                 yield from zip(chunk, outcomes, strict=True)
-                chunker.draw_ahead(in_flight.has_ready)
+                chunker.draw_ahead(self.connection.ready)
                 fill()
         finally:
-            for future in submitted:
-                future.cancel()
+            with contextlib.suppress(OSError):  # a pipe already broken: nothing to cancel
+                for key in submitted:
+                    self.connection.send(("cancel", key))
 
-    def _outcomes(self, future: Any, chunk: list[Task]) -> list[Outcome]:
-        """The chunk's outcomes; a chunk the cluster could not run gives ERROR outcomes."""
-        distributed = _dask()
-        try:
-            return [Outcome.received(wire) for wire in pickle.loads(future.result())]
-        except distributed.KilledWorker as exc:
-            message = f"the Dask workers running this chunk died ({exc})"
-            return [Outcome(Status.ERROR, message, host="") for _ in chunk]
-        except ClusterError:
-            raise
-        except Exception as exc:  # the cluster's own failure (lost scheduler, ...): stop here
-            message = f"the Dask cluster failed a chunk: {type(exc).__name__}: {exc}"
-            raise ClusterError(message) from None
+
+def _outcomes(kind: str, value: Any, chunk: list[Task]) -> list[Outcome]:
+    """A finished chunk's outcomes (see :func:`_finished`); a chunk whose workers died
+    gives ERROR outcomes; a cluster that failed otherwise raises ClusterError."""
+    if kind == "done":
+        return [Outcome.received(wire) for wire in pickle.loads(value)]
+    if kind == "killed":
+        return [Outcome(Status.ERROR, value, host="") for _ in chunk]
+    raise ClusterError(value)

@@ -19,10 +19,23 @@ import pytest
 from click.testing import CliRunner
 
 from backends.base import Status
+from harness import cluster as harness_cluster
 from harness.cli import EXIT_USAGE, main
-from harness.cluster import CHUNK_TARGET_S, FIRST_CHUNK, MIN_CHUNK_S, Chunker
+from harness.cluster import (
+    CHUNK_TARGET_S,
+    CONNECT_TIMEOUT_S,
+    FIRST_CHUNK,
+    MIN_CHUNK_S,
+    Chunker,
+    ClusterError,
+    ClusterTarget,
+    check_workers,
+    connect,
+    run_chunk,
+    start_in_background,
+)
 from harness.results import read_rows, row_key
-from harness.worker import Outcome, Task
+from harness.worker import Outcome, Task, WorkerPool
 from tests.conftest import pattern_puzzle
 from tests.puzzles import PROJECT_DATASETS
 
@@ -219,15 +232,78 @@ def test_cluster_resumes_a_local_run(cluster: str, tmp_path: Path) -> None:
 
 def test_local_cluster_run_records_every_host(tmp_path: Path) -> None:
     """--cluster local:2 starts its own cluster; the metadata names it, each host's machine
-    and versions, and what differs between hosts."""
+    and versions, and what differs between hosts. (Run as a command: the process holding
+    the Dask client is forked from the harness, which must not have used Dask before.)"""
     import json
 
     out = tmp_path / "r.csv"
-    assert 0 == invoke("-b", "norvig", "--cluster", "local:2", "--out", str(out), EASY).exit_code
+    command = [HARNESS, "run", "-q", "-b", "norvig", "--cluster", "local:2", "--out", str(out)]
+    done = subprocess.run([*command, EASY], capture_output=True, text=True, timeout=120)
+    assert (0, "") == (done.returncode, done.stderr)
     meta = json.loads(out.with_name("r.meta.json").read_text())
     host = meta["hosts"][socket.gethostname()]
     assert ("local:2", [], 2) == (meta["cluster"], meta["hosts_differ"], meta["jobs"])
     assert meta["packages"] == host["packages"]
+    assert 50 == sum(r["status"] == "SOLVED" for r in by_key(out).values())
+
+
+def test_bad_input_stops_a_cluster_run_that_started_dask(tmp_path: Path) -> None:
+    """A bad puzzle line, found while Dask starts in the background: the usual one line and
+    exit 2, no traceback from the process starting Dask, which is stopped."""
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1234\n")
+    command = [HARNESS, "run", "-q", "--cluster", "local:2", "--out", str(tmp_path / "r.csv")]
+    # run() returns once every process holding the output pipes ended: Dask's ones too
+    done = subprocess.run([*command, str(bad)], capture_output=True, text=True, timeout=60)
+    assert (EXIT_USAGE, 2) == (done.returncode, len(done.stderr.splitlines()))
+    assert "1 bad puzzle line(s)" in done.stderr
+
+
+def test_background_start_is_taken_over_and_closed(cluster: str) -> None:
+    """start_in_background connects in its own process; connect takes that connection
+    over; closing it ends the process."""
+    target = ClusterTarget(cluster)
+    with start_in_background(target) as started, connect(target) as connection:
+        assert started is connection
+        assert 2 == connection.threads
+        assert [socket.gethostname()] == list(check_workers(connection))
+    assert not started._process.is_alive()
+
+
+def test_background_start_fails_when_joined() -> None:
+    """A scheduler that does not answer: the start returns at once, and its one-line error
+    comes when the connection is joined, within a few seconds; nothing is left running."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    target = ClusterTarget(f"tcp://127.0.0.1:{port}")
+    began = time.monotonic()
+    with start_in_background(target) as started:
+        assert time.monotonic() - began < 1.0
+        with pytest.raises(ClusterError, match=f"cannot use the Dask cluster at {target}"):
+            started.join()
+    assert time.monotonic() - began < 3 * CONNECT_TIMEOUT_S
+    assert not started._process.is_alive()
+
+
+def test_run_chunk_sends_on_what_a_local_pool_gives(fake_backends: dict) -> None:
+    """run_chunk's undecoded answers, decoded in the harness, equal a local pool's outcomes
+    (a solve, and a TIMEOUT the pool decides), each naming this host."""
+    import pickle
+
+    tasks = [Task("bitmask", pattern_puzzle(3, 3), 2, 5.0, 0)]
+    tasks += [Task("sleep-forever", pattern_puzzle(3, 2), 1, 0.3, 1)]
+    with WorkerPool(1) as pool:
+        local = dict(pool.run(tasks))
+    sent = pickle.dumps([task.wire() for task in tasks])
+    try:
+        received = [Outcome.received(wire) for wire in pickle.loads(run_chunk(sent, None))]
+    finally:
+        harness_cluster._local.pool.close()  # the pool run_chunk keeps warm in this thread
+    same = ("status", "solution", "solutions", "nodes", "guesses", "backtracks", "native")
+    expected = [[getattr(local[t], f) for f in same] + [socket.gethostname()] for t in tasks]
+    assert expected == [[getattr(o, f) for f in same] + [o.host] for o in received]
+    assert [Status.SOLVED, Status.TIMEOUT] == [o.status for o in received]
 
 
 def _chunker_tasks(count: int, specs: tuple[str, ...] = ("mrv",)) -> list[Task]:

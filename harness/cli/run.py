@@ -218,6 +218,10 @@ def run(
         runner.validate(config)
     except SudokuError as exc:
         raise UserError(str(exc)) from None
+    if config.cluster is not None:  # Dask starts while the files are read (harness.cluster)
+        from harness.cluster import start_in_background
+
+        click.get_current_context().with_resource(start_in_background(config.cluster))
     _note_jobs(jobs, quiet)
     records, bad = load_records(config.datasets, skip_invalid, max_bad_lines)
     config = dataclasses.replace(config, skipped=bad)

@@ -42,7 +42,7 @@ from pathlib import Path
 from backends.base import Status
 from harness.humanize import seconds
 from harness.worker.handle import MEMORY_POLL_S, WorkerHandle, describe_death
-from harness.worker.wire import Outcome, Task, Warming, readable
+from harness.worker.wire import Outcome, Task, Warming, make_outcome, readable
 
 #: Most tasks queued at one worker.
 MAX_DEPTH = 256
@@ -108,6 +108,7 @@ class WorkerPool:
         self._broken: dict[tuple[str, int], str] = {}  # (spec, box) -> its warm-up failure
         self._decided: deque[tuple[Task, Outcome]] = deque()  # answered here, not yet yielded
         self._idle: Callable[[bool], None] | None = None  # see run()
+        self._receive: Callable[[tuple], Outcome] = Outcome.received  # see run()
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -164,7 +165,11 @@ class WorkerPool:
             self._refill(worker, pending, 1)
 
     def run(
-        self, tasks: Iterable[Task], idle: Callable[[bool], None] | None = None
+        self,
+        tasks: Iterable[Task],
+        idle: Callable[[bool], None] | None = None,
+        *,
+        wire: bool = False,
     ) -> Iterator[tuple[Task, Outcome]]:
         """Run ``tasks``; yield each with its outcome as it finishes.
 
@@ -173,8 +178,15 @@ class WorkerPool:
         parent is about to wait for answers: ``long`` is False for a poll of at most
         :data:`POLL_S`, True for a wait that may last until a limit (the caller's buffered
         rows should reach the disk first).
+
+        ``wire=True``: an answer a worker sent is yielded as it came through the pipe,
+        not decoded (its status the :class:`~backends.base.Status` value as a string, its
+        solution bytes where they fit; see :meth:`Outcome.wire`), for a caller that sends
+        it on (a Dask worker: :func:`harness.cluster.run_chunk`). Outcomes the pool decides
+        itself (a kill, a dead worker, a broken warm-up) have a Status, as always.
         """
         self._idle = idle
+        self._receive = make_outcome if wire else Outcome.received
         pending = _Feed(tasks)
         while pending or self._decided or any(w.inflight for w in self._workers):
             self._grow(pending)
@@ -248,7 +260,7 @@ class WorkerPool:
             answers = []
             for item in received:
                 if type(item) is tuple:
-                    outcome = Outcome.received(item)
+                    outcome = self._receive(item)
                     worker.learn(outcome)
                     answers.append((worker.finished(), outcome))
                 elif type(item) is Warming:  # about the head task's warm-up
