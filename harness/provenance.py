@@ -5,8 +5,9 @@ version and git SHA, Python and every solver package's version, the CPU model, c
 and OS, the limits, the seed, jobs, repeats, the datasets (with their SHA-256), the
 backends with their availability (and, for a plugin, its distribution, version and entry
 point), skipped input lines, the start and end times, and a calibration: a short fixed
-workload timed at the run's start and end, by which the gate divides solve times so that
-runs on a faster or busier machine stay comparable.
+workload timed at the run's start and end (``end_s`` is null for a run shorter than
+:data:`CALIBRATE_END_AFTER_S`: the start's stands for the whole of it), by which the gate
+divides solve times so that runs on a faster or busier machine stay comparable.
 """
 
 from __future__ import annotations
@@ -243,6 +244,8 @@ def _calibration_workload() -> int:
     return _queens(8) + sum(counts.values())
 
 
+#: A run this long (seconds) or longer is calibrated at its end too, not only at its start.
+CALIBRATE_END_AFTER_S = 1.0
 #: What :func:`calibrate` times, recorded in the metadata so that runs compare like with like.
 CALIBRATION_WORKLOAD = "8-queens + 2000 dict updates, fastest of 31"
 
@@ -270,6 +273,11 @@ class Background(Generic[T]):
         self._name = name
         self._thread: threading.Thread | None = None
         self._outcome: tuple[bool, Any] | None = None  # (returned, value or exception)
+
+    @property
+    def started(self) -> bool:
+        """Whether it has been started, or run by :meth:`result`."""
+        return self._thread is not None or self._outcome is not None
 
     def start(self) -> None:
         """Start it in a thread, unless started or run already."""

@@ -18,6 +18,7 @@ import os
 import random
 import socket
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -263,6 +264,7 @@ def run(
     :func:`check_out` under the lock. ``progress(steps, row)`` is called as rows finish
     (``row`` is None for a row a resumed run already had).
     """
+    began = time.perf_counter()
     config.out.parent.mkdir(parents=True, exist_ok=True)
     switching = sys.getswitchinterval()
     # The background threads (metadata, calibration) give the interpreter back every
@@ -297,7 +299,10 @@ def run(
             meta.update(
                 finished=provenance.now_iso(), complete=True, cross_checked=result.cross_checked
             )
-            meta["calibration"].update(start_s=start.seconds(), end_s=end.seconds())
+            short = time.perf_counter() - began < provenance.CALIBRATE_END_AFTER_S
+            # a short run's start calibration stands for all of it
+            end_s = None if short and not end.started else end.seconds()
+            meta["calibration"].update(start_s=start.seconds(), end_s=end_s)
             provenance.write_json(meta_path, meta)
     finally:
         gc.unfreeze()
@@ -376,8 +381,9 @@ def _solve_all(
     ``overlap()`` is called once every worker has its first task (or there are no more
     tasks): it starts the work the solves can overlap. ``end``, the end-of-run
     calibration, starts in the run's last tenth, while the last solves run, when a core
-    is left for it (fewer local workers than cores); else the caller runs it after the
-    run."""
+    is left for it (fewer local workers than cores) and the run has lasted
+    :data:`~harness.provenance.CALIBRATE_END_AFTER_S`; else the caller runs it after the
+    run, or not at all in a run shorter than that."""
     result = RunResult(config.out, provenance.meta_path_for(config.out))
     native = [name for c in config.backends for name in c.cls.native_counters]
     with RowWriter(config.out, columns_for(native), existing) as writer:
@@ -397,6 +403,12 @@ def _solve_all(
         local = isinstance(pool, WorkerPool)  # it tells the writer when it waits
 
         spare_core = local and config.jobs < (os.cpu_count() or 1)
+        began = time.perf_counter()
+
+        def calibrate_end() -> None:  # not in a short run (see run())
+            if time.perf_counter() - began >= provenance.CALIBRATE_END_AFTER_S:
+                end.start()
+
         warmups = config.repeat > 1  # plan() then yields one untimed solve first
         late = 0.9 * len(records) * len(config.backends) * (config.repeat + warmups)
 
@@ -404,7 +416,7 @@ def _solve_all(
             handed = 0
             for position, (record, spec, repeat, warmup) in enumerate(plan(records, config)):
                 if spare_core and position >= late:  # the last tenth: calibrate meanwhile
-                    end.start()
+                    calibrate_end()
                 if done and not warmup and row_key(_base_row(record, spec, repeat, config)) in done:
                     if progress:
                         progress(1, None)
@@ -416,7 +428,7 @@ def _solve_all(
                 yield Task(spec, record.puzzle, config.limit, config.timeout, tag)
             overlap()
             if spare_core:
-                end.start()
+                calibrate_end()
 
         answers = pool.run(todo(), idle=writer.waiting) if local else pool.run(todo())
         for task, outcome in answers:
@@ -461,6 +473,7 @@ def executor(
         return
     from harness import cluster
 
+    gathered.start()  # while Dask starts, in the process that holds its client
     with cluster.connect(config.cluster) as client:
         pool = cluster.ClusterPool(client, config.memory_limit_mib)
         config.jobs = pool.threads  # solves in parallel, as the rows' ``jobs`` column says

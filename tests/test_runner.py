@@ -242,3 +242,21 @@ def test_background_work_raises_its_error_from_result() -> None:
     work.start()
     with pytest.raises(ZeroDivisionError):
         work.result()
+
+
+def test_short_run_is_calibrated_at_its_start_only(tmp_path: Path, fake_backends: dict) -> None:
+    """A run under a second records its start calibration; end_s is null, not a copy."""
+    import json
+
+    result = runner.run(records(1), config(tmp_path, "counting"))
+    calibration = json.loads(result.meta_path.read_text())["calibration"]
+    assert (True, None) == (calibration["start_s"] > 0, calibration["end_s"])
+
+
+def test_run_of_a_second_is_calibrated_at_both_ends(tmp_path: Path, fake_backends: dict) -> None:
+    """A run of a second or more records both calibrations."""
+    import json
+
+    result = runner.run(records(3), config(tmp_path, "watches-clock", timeout=0.4))
+    calibration = json.loads(result.meta_path.read_text())["calibration"]
+    assert (True, True) == (calibration["start_s"] > 0, calibration["end_s"] > 0)
