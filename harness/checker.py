@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from itertools import compress
 from math import isqrt
-from operator import add, itemgetter
+from operator import getitem, itemgetter
 
 
 @cache
@@ -37,16 +37,22 @@ def _units(n: int) -> tuple[tuple[str, Callable[[Sequence[int]], tuple[int, ...]
 
 
 @cache
-def _placements(n: int) -> tuple[tuple[tuple[int, ...], ...], frozenset[int]]:
-    """For the quick test of :func:`check_solution`: for rows, columns and boxes, per cell
-    an offset that makes ``offset + value`` name (unit, value); and the digits 1..n. A grid
-    whose values are digits fills every unit of a kind iff its n**2 sums are distinct."""
-    offsets = [[0] * (n * n) for _ in range(3)]  # rows, columns, boxes
+def _placements(n: int) -> tuple[tuple[tuple[int, ...], ...], int, frozenset[int]]:
+    """For the quick test of :func:`check_solution`: per cell and value, the bits of the
+    (unit, value) pairs the value fills (one bit each in its row, column and box); the
+    number whose every such bit is set; the digits 1..n.
+
+    Summed over a grid of digits, the bits reach that number exactly when no two cells
+    fill the same (unit, value) pair: every term has 3 bits, the target has all 3 * n**2
+    of them, and an addition whose terms share a bit carries, which leaves the sum fewer
+    bits than its terms had, for good. So the sum is the target iff every unit holds each
+    digit once."""
+    bits = [[0] * (n + 1) for _ in range(n * n)]
     for position, (_, cells) in enumerate(_unit_cells(n)):
-        kind, index = position % 3, position // 3
         for cell in cells:
-            offsets[kind][cell] = index * (n + 1)
-    return tuple(map(tuple, offsets)), frozenset(range(1, n + 1))
+            for value in range(1, n + 1):
+                bits[cell][value] |= 1 << (position * n + value - 1)
+    return tuple(map(tuple, bits)), (1 << (3 * n * n)) - 1, frozenset(range(1, n + 1))
 
 
 def check_solution(givens: Sequence[int], answer: Sequence[int] | None) -> str | None:
@@ -68,17 +74,14 @@ def check_solution(givens: Sequence[int], answer: Sequence[int] | None) -> str |
 
 
 def _valid(givens: Sequence[int], answer: Sequence[int], n: int) -> bool:
-    """The whole check at C speed (~4 us for 9x9, against ~20 us for :func:`_reason`'s
+    """The whole check at C speed (~3 us for 9x9, against ~20 us for :func:`_reason`'s
     loop): True only for a valid completion; False says nothing of why."""
-    (rows, columns, boxes), digits = _placements(n)
-    size = n * n
+    bits, full, digits = _placements(n)
     return (
         set(map(type, answer)) == {int}  # not bool, float or str: they would compare equal
         and digits.issuperset(answer)
         and list(compress(answer, givens)) == list(filter(None, givens))
-        and len(set(map(add, rows, answer))) == size
-        and len(set(map(add, columns, answer))) == size
-        and len(set(map(add, boxes, answer))) == size
+        and sum(map(getitem, bits, answer)) == full  # see _placements
     )
 
 

@@ -82,3 +82,23 @@ def test_swapped_cells_in_a_row_are_refused() -> None:
     """Two cells swapped within a row keep the row whole: their columns break."""
     swapped = (SOLVED[3], *SOLVED[1:3], SOLVED[0], *SOLVED[4:])
     assert "column 1 lacks digit 4" == check_solution((0,) * 81, swapped)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from([2, 4]),
+    st.lists(st.tuples(st.integers(0, 255), st.integers(0, 255)), max_size=3),
+    st.permutations(range(1, 17)),
+)
+def test_quick_test_agrees_on_other_sizes(
+    box: int, swaps: list[tuple[int, int]], labels: list[int]
+) -> None:
+    """On 4x4 and 16x16 grids with cells swapped, the quick test gives the loop's verdict."""
+    n = box * box
+    grid = [((r % box) * box + r // box + c) % n + 1 for r in range(n) for c in range(n)]
+    relabel = [v for v in labels if v <= n]  # a permutation of 1..n
+    grid = [relabel[v - 1] for v in grid]
+    for i, j in swaps:
+        grid[i % (n * n)], grid[j % (n * n)] = grid[j % (n * n)], grid[i % (n * n)]
+    answer = tuple(grid)
+    assert _reason((0,) * (n * n), answer, n) == check_solution((0,) * (n * n), answer)
