@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import threading
@@ -97,11 +98,20 @@ def test_jobs_above_the_solves_start_one_worker_per_solve(
     """`harness run --jobs 8` with two solves starts two workers, never more."""
     seen: list[int] = []
     done = threading.Event()
-    before = {child.pid for child in psutil.Process().children()}  # e.g. a resource tracker
+    me = psutil.Process()
+    before = {child.pid for child in me.children()}  # e.g. a resource tracker
 
-    def sample() -> None:  # this process's new children (the workers), every 10 ms
+    def forks() -> set[int]:  # this process's children that are forks of it (not git)
+        found = set()
+        for child in psutil.Process().children():
+            with contextlib.suppress(psutil.Error):  # it may be gone already
+                if child.name() == me.name():
+                    found.add(child.pid)
+        return found
+
+    def sample() -> None:  # this process's new forks (the workers), every 10 ms
         while not done.is_set():
-            seen.append(len({c.pid for c in psutil.Process().children()} - before))
+            seen.append(len(forks() - before))
             time.sleep(0.01)
 
     sampler = threading.Thread(target=sample)
