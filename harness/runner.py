@@ -276,17 +276,19 @@ def run(
         with exclusive(config.out):
             existing = check_out(config)
             meta_path = provenance.meta_path_for(config.out)
-            git = provenance.git_started()  # here: the pool forks while the thread runs
+            git = provenance.git_started()  # in the thread that forks the workers
             gathered = provenance.Background(
                 lambda: _first_metadata(records, config, git), "metadata"
             )
             start = provenance.BackgroundCalibration()
             end = provenance.BackgroundCalibration()  # see _solve_all for when it starts
 
-            def overlap() -> None:  # ~30 ms of work (git, versions, hashes, calibration)
-                gathered.start()  # that the first solves overlap; started only once every
-                start.start()  # worker has its first task: the threads hold the GIL in 5 ms
-                # slices, and would delay the forks and hand-outs
+            def overlap() -> None:
+                """Start the ~30 ms of background work (git's answer, versions, hashes, the
+                start calibration), once every worker has its first task: it then delays
+                no fork and no hand-out, and the solves overlap it."""
+                gathered.start()
+                start.start()
 
             with executor(config, gathered) as pool:
                 try:
