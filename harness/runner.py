@@ -283,6 +283,13 @@ def run(
             start = provenance.BackgroundCalibration()
             end = provenance.BackgroundCalibration()  # see _solve_all for when it starts
 
+            def long_run() -> bool:  # only a run this long is calibrated at its end too
+                return time.perf_counter() - began >= provenance.CALIBRATE_END_AFTER_S
+
+            def calibrate_end() -> None:
+                if long_run():
+                    end.start()
+
             def overlap() -> None:
                 """Start the ~30 ms of background work (git's answer, versions, hashes, the
                 start calibration), once every worker has its first task: it then delays
@@ -292,7 +299,9 @@ def run(
 
             with executor(config, gathered) as pool:
                 try:
-                    result = _solve_all(records, config, existing, progress, pool, end, overlap)
+                    result = _solve_all(
+                        records, config, existing, progress, pool, calibrate_end, overlap
+                    )
                 except BaseException:
                     with contextlib.suppress(Exception):
                         gathered.result()  # an interrupted run's metadata is written too
@@ -301,9 +310,8 @@ def run(
             meta.update(
                 finished=provenance.now_iso(), complete=True, cross_checked=result.cross_checked
             )
-            short = time.perf_counter() - began < provenance.CALIBRATE_END_AFTER_S
             # a short run's start calibration stands for all of it
-            end_s = None if short and not end.started else end.seconds()
+            end_s = end.seconds() if end.started or long_run() else None
             meta["calibration"].update(start_s=start.seconds(), end_s=end_s)
             provenance.write_json(meta_path, meta)
     finally:
@@ -375,17 +383,16 @@ def _solve_all(
     existing: tuple[list[str], list[dict[str, str]]] | None,
     progress: Callable[[int, dict[str, Any] | None], None] | None,
     pool: WorkerPool | ClusterPool,
-    end: provenance.BackgroundCalibration,
+    calibrate_end: Callable[[], None],
     overlap: Callable[[], None] = lambda: None,
 ) -> RunResult:
     """Write the UNAVAILABLE rows, then every solve's checked row, then cross-check.
 
     ``overlap()`` is called once every worker has its first task (or there are no more
-    tasks): it starts the work the solves can overlap. ``end``, the end-of-run
-    calibration, starts in the run's last tenth, while the last solves run, when a core
-    is left for it (fewer local workers than cores) and the run has lasted
-    :data:`~harness.provenance.CALIBRATE_END_AFTER_S`; else the caller runs it after the
-    run, or not at all in a run shorter than that."""
+    tasks): it starts the work the solves can overlap. ``calibrate_end()`` starts the
+    end-of-run calibration (in a run long enough for one, see :func:`run`); it is called
+    in the run's last tenth, while the last solves run, when a core is left for it (fewer
+    local workers than cores); else the caller calibrates after the run."""
     result = RunResult(config.out, provenance.meta_path_for(config.out))
     native = [name for c in config.backends for name in c.cls.native_counters]
     with RowWriter(config.out, columns_for(native), existing) as writer:
@@ -405,12 +412,6 @@ def _solve_all(
         local = isinstance(pool, WorkerPool)  # it tells the writer when it waits
 
         spare_core = local and config.jobs < (os.cpu_count() or 1)
-        began = time.perf_counter()
-
-        def calibrate_end() -> None:  # not in a short run (see run())
-            if time.perf_counter() - began >= provenance.CALIBRATE_END_AFTER_S:
-                end.start()
-
         warmups = config.repeat > 1  # plan() then yields one untimed solve first
         late = 0.9 * len(records) * len(config.backends) * (config.repeat + warmups)
 
