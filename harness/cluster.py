@@ -56,9 +56,11 @@ CONNECT_TIMEOUT_S = 5.0
 #: Seconds the process holding the Dask client may take to connect (start a local cluster,
 #: check the workers), and to stop.
 START_TIMEOUT_S, CLOSE_TIMEOUT_S = 60.0, 30.0
-#: Seconds of solving one chunk aims at, and the least the last chunks shrink to
-#: (see :class:`Chunker`).
-CHUNK_TARGET_S, MIN_CHUNK_S = 1.0, 0.05
+#: Seconds of solving one chunk aims at, and the least the last chunks shrink to (see
+#: :class:`Chunker`): about one round trip of a chunk through Dask on one machine (a chunk
+#: reached its worker 3-13 ms after it was sent, and its answer the harness 5-12 ms after
+#: it ended), so that the chunk queued behind a running one covers most of that trip.
+CHUNK_TARGET_S, MIN_CHUNK_S = 1.0, 0.025
 #: Tasks in a chunk of a backend not timed yet, and the most in any chunk.
 FIRST_CHUNK, MAX_CHUNK = 4, 4096
 #: Full chunks per worker thread drawn ahead of those sent, and the most tasks drawn ahead.
@@ -310,9 +312,15 @@ class ClusterConnection:
             message = f"the process holding the Dask client for {self.target} ended ({code})"
             raise ClusterError(message) from None
 
-    def close(self) -> None:
-        """Close the pipe: the process stops its client (and local cluster) and ends."""
+    def stop(self) -> None:
+        """Close the pipe: the process stops its client (and local cluster) and ends,
+        without this process waiting for it (see :meth:`close`)."""
         self._pipe.close()
+
+    def close(self) -> None:
+        """Stop the process (see :meth:`stop`) and wait for it to end; kill it after
+        :data:`CLOSE_TIMEOUT_S`."""
+        self.stop()
         self._process.join(CLOSE_TIMEOUT_S)
         if self._process.is_alive():
             self._process.kill()
@@ -326,26 +334,35 @@ _started: dict[ClusterTarget, ClusterConnection] = {}
 @contextlib.contextmanager
 def start_in_background(target: ClusterTarget) -> Iterator[ClusterConnection]:
     """Start connecting to ``target`` now (see :class:`ClusterConnection`), for
-    :func:`connect` to take over; closed on exit unless :func:`connect` took it."""
+    :func:`connect` to take over; closed on exit, once its process has ended (when
+    :func:`connect` took it over, that process stopped its cluster meanwhile)."""
     started = _started[target] = ClusterConnection(target)
     try:
         yield started
     finally:
         if _started.get(target) is started:
             del _started[target]
-            started.close()
+        started.close()
 
 
 @contextlib.contextmanager
 def connect(target: ClusterTarget) -> Iterator[ClusterConnection]:
     """The cluster ``target``, its workers checked (the connection
     :func:`start_in_background` started, if any); closed (a local cluster stopped) on
-    exit. Raises ClusterError when the cluster cannot be used."""
-    connection = _started.pop(target, None) or ClusterConnection(target)
+    exit. Raises ClusterError when the cluster cannot be used.
+
+    A connection :func:`start_in_background` started is only stopped here: its cluster
+    shuts down (~40 ms for ``local:N``) while the harness writes its tables, and
+    :func:`start_in_background` waits for it on its own exit."""
+    started = _started.pop(target, None)
+    connection = started or ClusterConnection(target)
     try:
         yield connection.join()
     finally:
-        connection.close()
+        if started is not None:
+            connection.stop()
+        else:
+            connection.close()
 
 
 def check_workers(connection: ClusterConnection) -> dict[str, dict[str, Any]]:

@@ -293,11 +293,12 @@ def run(
             def overlap() -> None:
                 """Start the ~30 ms of background work (git's answer, versions, hashes, the
                 start calibration), once every worker has its first task: it then delays
-                no fork and no hand-out, and the solves overlap it."""
+                no fork and no hand-out, and the solves overlap it (a cluster run starts
+                it sooner, while Dask starts: see :func:`executor`)."""
                 gathered.start()
                 start.start()
 
-            with executor(config, gathered) as pool:
+            with executor(config, gathered, overlap) as pool:
                 try:
                     result = _solve_all(
                         records, config, existing, progress, pool, calibrate_end, overlap
@@ -462,13 +463,17 @@ def log_path_for(csv_path: Path) -> Path:
 
 @contextlib.contextmanager
 def executor(
-    config: RunConfig, gathered: provenance.Background[dict[str, Any]]
+    config: RunConfig,
+    gathered: provenance.Background[dict[str, Any]],
+    overlap: Callable[[], None],
 ) -> Iterator[WorkerPool | ClusterPool]:
     """The pool that runs the solves: ``config.jobs`` local worker processes, or the Dask
     cluster ``config.cluster``. A local run's metadata is written while its first solves
     run (see :func:`_first_metadata`); a cluster run's is written here first, with every
     host's machine and versions, so the metadata names where the rows came from; a
-    cluster that cannot be used fails before anything is written."""
+    cluster that cannot be used fails before anything is written. A cluster run starts
+    the background work (``overlap()``: metadata, calibration) while Dask starts: this
+    process only waits then, and the solves later have the cores to themselves."""
     meta_path = provenance.meta_path_for(config.out)
     if config.cluster is None:
         with WorkerPool(config.jobs, config.memory_limit_mib, log=log_path_for(config.out)) as pool:
@@ -476,7 +481,7 @@ def executor(
         return
     from harness import cluster
 
-    gathered.start()  # while Dask starts, in the process that holds its client
+    overlap()  # while Dask starts, in the process that holds its client
     with cluster.connect(config.cluster) as client:
         pool = cluster.ClusterPool(client, config.memory_limit_mib)
         config.jobs = pool.threads  # solves in parallel, as the rows' ``jobs`` column says

@@ -261,13 +261,22 @@ def test_bad_input_stops_a_cluster_run_that_started_dask(tmp_path: Path) -> None
 
 def test_background_start_is_taken_over_and_closed(cluster: str) -> None:
     """start_in_background connects in its own process; connect takes that connection
-    over; closing it ends the process."""
+    over and only stops it on exit; start_in_background's exit waits for its end."""
     target = ClusterTarget(cluster)
-    with start_in_background(target) as started, connect(target) as connection:
-        assert started is connection
-        assert 2 == connection.threads
-        assert [socket.gethostname()] == list(check_workers(connection))
+    with start_in_background(target) as started:
+        with connect(target) as connection:
+            assert started is connection
+            assert 2 == connection.threads
+            assert [socket.gethostname()] == list(check_workers(connection))
+        assert connection._pipe.closed  # the process stops its cluster meanwhile
     assert not started._process.is_alive()
+
+
+def test_connect_alone_waits_for_the_end(cluster: str) -> None:
+    """Without a background start, connect's exit waits for the client's process to end."""
+    with connect(ClusterTarget(cluster)) as connection:
+        assert 2 == connection.threads
+    assert not connection._process.is_alive()
 
 
 def test_background_start_fails_when_joined() -> None:
