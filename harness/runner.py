@@ -346,7 +346,7 @@ def _metadata(
         "complete": False,
         "calibration": {
             "workload": provenance.CALIBRATION_WORKLOAD,
-            "start_s": None,  # measured while the first solves run; written at the end
+            "start_s": None,  # measured as the run starts (see run()); written at the end
             "end_s": None,
         },
         "limits": {

@@ -19,7 +19,8 @@ Throughput. The harness must cost little next to a sub-millisecond solve. The pa
 enough tasks queued at each worker to cover :data:`QUEUE_AHEAD_S` of solving (at least 2,
 at most :data:`MAX_DEPTH`), so the worker never waits for the parent; for slow solves the
 queue stays at 2, so ``--jobs N`` does not strand long tasks behind a busy worker at the
-end of a run. A worker sends its answers in batches, every
+end of a run; a pool of one worker, which cannot strand any, keeps up to ``depth`` queued
+(see :meth:`WorkerPool._depth`). A worker sends its answers in batches, every
 :data:`~harness.worker.child.FLUSH_S` and whenever it runs out of tasks, and writes to a
 shared clock which task it is running since when: limits apply to that task, and when a
 worker is killed, the answers it had not sent yet are given back and run again. When
@@ -144,8 +145,15 @@ class WorkerPool:
 
     def _refill(self, worker: WorkerHandle, pending: _Feed, count: int | None = None) -> None:
         """Queue tasks at ``worker`` up to its depth (or ``count`` more); a task of a broken
-        (backend, size) is answered here instead."""
-        want = worker.depth(self.depth) - len(worker.inflight) if count is None else count
+        (backend, size) is answered here instead. A pool's only worker is topped up once
+        half its queue is done, in few, large batches (see :meth:`_depth`)."""
+        if count is None:
+            depth = self._depth(worker)
+            if self.jobs == 1 and len(worker.inflight) > depth // 2:
+                return
+            want = depth - len(worker.inflight)
+        else:
+            want = count
         tasks: list[Task] = []
         while len(tasks) < want and pending:
             for task in pending.take(want - len(tasks)):
@@ -156,6 +164,15 @@ class WorkerPool:
                     self._decided.append((task, Outcome(Status.ERROR, failure)))
         if tasks:
             worker.send(tasks)
+
+    def _depth(self, worker: WorkerHandle) -> int:
+        """How many tasks to keep queued at ``worker``: :meth:`WorkerHandle.depth`; in a
+        pool of one worker, ``depth`` once its tasks' length is known: no other worker could
+        take a task queued behind a busy one, and fewer, larger batches wake the worker and
+        this process less often."""
+        if self.jobs == 1 and worker.mean_task_s is not None:
+            return self.depth
+        return worker.depth(self.depth)
 
     def _grow(self, pending: _Feed) -> None:
         """Start workers while there are tasks for them, one task each, up to ``jobs``."""
@@ -270,7 +287,7 @@ class WorkerPool:
                         head = worker.inflight[0]
                         self._broken[(head.backend, head.puzzle.box)] = item.failure
                     worker.restart(item.at)
-            if len(worker.inflight) < worker.depth(self.depth) // 2:
+            if len(worker.inflight) < self._depth(worker) // 2:
                 self._refill(worker, pending)  # keep it busy while the caller handles these
             yield from answers
             if not worker.inflight or not readable(worker.results):
