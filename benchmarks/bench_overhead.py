@@ -22,7 +22,10 @@ the medians of:
 * marginal: (wall - start-up - solve / jobs) / COUNT, what the harness adds per puzzle
   beyond its fixed cost (a rough split: the start-up run has fewer rows to read and tabulate);
 * in worker: the part of it spent in the workers around each timed solve, from the rows'
-  wall_s (the task's whole time in its worker) less their encode + solve times, over jobs.
+  wall_s (the task's whole time in its worker) less their encode + solve times, over jobs;
+* where the overhead goes: the start-up, the in-worker time and the rest (the parent's
+  share of the cores at --jobs 2, the workers' waits for tasks, the tables at the end),
+  each as points of the overhead, so a target can be read against what is fixed.
 
 The default backend is the fastest one (FASTEST in common.py, `bitmask`; `--backend` takes any
 other), because the faster the solver, the larger the harness's share. Before timing,
@@ -147,6 +150,7 @@ def main() -> int:
             f"{'jobs':>4} {'wall s':>8} {'solve s':>8} {'solve/jobs':>10} {'overhead':>9} "
             f"{'target':>7} {'us/puzzle':>10} {'in worker':>10}"
         )
+        split: dict[int, tuple[float, float, float]] = {}
         for jobs, done in runs.items():
             wall = statistics.median(w for w, _, _ in done)
             solve = statistics.median(s for _, s, _ in done)
@@ -158,11 +162,20 @@ def main() -> int:
                 f"{jobs:4} {wall:8.3f} {solve:8.3f} {solve / jobs:10.3f} {100 * overhead:8.1f}% "
                 f"{target:>7} {1e6 * marginal:10.1f} {1e6 * worker:10.1f}"
             )
+            split[jobs] = (startup / (solve / jobs), worker * args.count / (solve / jobs), overhead)
+        print("\nwhere the overhead goes, in points of it (median runs):")
+        print(f"{'jobs':>4} {'start-up':>9} {'in worker':>10} {'the rest':>9}")
+        for jobs, (fixed, around, overhead) in split.items():
+            rest = overhead - fixed - around
+            print(f"{jobs:4} {100 * fixed:8.1f}% {100 * around:9.1f}% {100 * rest:8.1f}%")
     print(
         f"\noverhead = wall / (sum of encode + solve over the rows / jobs) - 1, median of the "
         f"runs;\nus/puzzle = (wall - start-up - solve / jobs) / puzzles;\nin worker = (sum of "
         f"wall_s - sum of encode + solve) / jobs / puzzles: the part of us/puzzle spent in the\n"
         f"workers around each timed solve (building the task, clocks, memory marks, the answer);\n"
+        f"start-up, in worker, the rest: the one-puzzle run's wall time, the in-worker time and\n"
+        f"what remains (the parent's share at --jobs 2, waits, reading and tabulating more rows),\n"
+        f"each over solve / jobs;\n"
         f"load average {load()}"
     )
     return 0
