@@ -171,8 +171,8 @@ def main() -> int:
     print(
         f"\noverhead = wall / (sum of encode + solve over the rows / jobs) - 1, median of the "
         f"runs;\nus/puzzle = (wall - start-up - solve / jobs) / puzzles;\nin worker = (sum of "
-        f"wall_s - sum of encode + solve) / jobs / puzzles: the part of us/puzzle spent in the\n"
-        f"workers around each timed solve (building the task, clocks, memory marks, the answer);\n"
+        f"wall_s - sum of encode + solve) / jobs / puzzles: the part of\nus/puzzle spent in the "
+        f"workers around each timed solve (building the task, clocks, memory\nmarks, the answer);\n"
         f"start-up, in worker, the rest: the one-puzzle run's wall time, the in-worker time and\n"
         f"what remains (the parent's share at --jobs 2, waits, reading and tabulating more rows),\n"
         f"each over solve / jobs;\n"
