@@ -61,8 +61,13 @@ START_TIMEOUT_S, CLOSE_TIMEOUT_S = 60.0, 30.0
 #: reached its worker 3-13 ms after it was sent, and its answer the harness 5-12 ms after
 #: it ended), so that the chunk queued behind a running one covers most of that trip.
 CHUNK_TARGET_S, MIN_CHUNK_S = 1.0, 0.025
-#: Tasks in a chunk of a backend not timed yet, and the most in any chunk.
-FIRST_CHUNK, MAX_CHUNK = 4, 4096
+#: Tasks in a chunk of a backend not timed yet (a probe), and the most in any chunk.
+FIRST_CHUNK, MAX_CHUNK = 128, 4096
+#: Seconds of solving after which a probe starts no new task (see :func:`run_chunk`), and
+#: how many times its planned seconds a timed chunk may take before it starts no new task.
+PROBE_S, BUDGET_FACTOR = 0.05, 2.0
+#: Probes in flight per Dask worker thread: the second covers the first's round trip.
+PROBES_PER_THREAD = 2
 #: Full chunks per worker thread drawn ahead of those sent, and the most tasks drawn ahead.
 LOOKAHEAD_CHUNKS, MAX_LOOKAHEAD = 4, 65536
 #: Tasks drawn ahead between two looks at whether a chunk came back.
@@ -203,8 +208,9 @@ def _serve(target: ClusterTarget, pipe: Connection, harness_end: Connection) -> 
 
 def _relay(client: Any, pipe: Connection) -> None:
     """Submit each chunk the harness sends (``("submit", key, pickled tasks, memory
-    limit)``; ``("cancel", key)`` withdraws one); send back ``(kind, key, value)`` as
-    each finishes (see :func:`_finished`); return when the harness closes its end."""
+    limit, budget)``; ``("cancel", key)`` withdraws one); send back ``(kind, key,
+    value)`` as each finishes (see :func:`_finished`); return when the harness closes its
+    end."""
     distributed = _dask()
     finished: queue.SimpleQueue[tuple[int, Any] | None] = queue.SimpleQueue()
     futures: dict[int, Any] = {}
@@ -216,8 +222,8 @@ def _relay(client: Any, pipe: Connection) -> None:
             while True:
                 message = pipe.recv()
                 if message[0] == "submit":
-                    _, key, sent, memory_limit_mib = message
-                    future = client.submit(run_chunk, sent, memory_limit_mib, pure=False)
+                    _, key, sent, memory_limit_mib, budget_s = message
+                    future = client.submit(run_chunk, sent, memory_limit_mib, budget_s, pure=False)
                     futures[key] = future
                     future.add_done_callback(lambda done, key=key: finished.put((key, done)))
                 elif (future := futures.pop(message[1], None)) is not None:
@@ -410,9 +416,15 @@ def _comparable(key: str, value: Any) -> Any:
 _local = threading.local()
 
 
-def run_chunk(sent: bytes, memory_limit_mib: float | None) -> bytes:
+def run_chunk(sent: bytes, memory_limit_mib: float | None, budget_s: float | None = None) -> bytes:
     """Run on a Dask worker: solve the pickled tasks in this thread's warm pool; their
     outcomes, in order and naming this host, pickled.
+
+    With ``budget_s``, no task but the first is handed to the solver process once
+    ``budget_s`` seconds have passed since the chunk came: the outcomes of the tasks not
+    handed are None, for the harness to send again. The pool keeps about
+    :data:`~harness.worker.pool.SOLO_AHEAD_S` of tasks queued at its solver process, so a
+    chunk may run that much past its budget.
 
     Both cross the cluster in the form they take on the worker pool's pipes (see
     :mod:`harness.worker.wire`): plain tuples, digits as bytes, here pickled into one
@@ -428,13 +440,20 @@ def run_chunk(sent: bytes, memory_limit_mib: float | None) -> bytes:
             pool.close()
         pool = _local.pool = WorkerPool(1, memory_limit_mib)
     wire: list[WireTask] = pickle.loads(sent)
-    tasks = [
-        Task(spec, Puzzle.unchecked(box, tuple(cells)), limit, timeout, i)  # checked by the harness
-        for i, (spec, box, cells, limit, timeout) in enumerate(wire)
-    ]
+    if wire and getattr(_local, "backend", None) != wire[0][0]:  # a chunk is of one backend
+        pool.forget_task_times()  # else another backend's times would size its queue
+        _local.backend = wire[0][0]
+    deadline = math.inf if budget_s is None else time.perf_counter() + budget_s
+
+    def tasks() -> Iterator[Task]:  # drawn by the pool as its solver process needs them
+        for i, (spec, box, cells, limit, timeout) in enumerate(wire):
+            if i and time.perf_counter() >= deadline:
+                return
+            yield Task(spec, Puzzle.unchecked(box, tuple(cells)), limit, timeout, i)  # checked
+
     host = socket.gethostname()
-    outcomes: list[tuple[Any, ...]] = [Outcome(Status.ERROR, "not run").wire()] * len(tasks)
-    for task, outcome in pool.run(tasks, wire=True):  # sent on as the solver process sent it
+    outcomes: list[tuple[Any, ...] | None] = [None] * len(wire)  # None: not started
+    for task, outcome in pool.run(tasks(), wire=True):  # sent on as the solver process sent it
         sent_on = outcome.wire() if type(outcome.status) is Status else outcome  # a kill's
         outcomes[task.tag] = (*sent_on[:-1], host)  # the host, last of the fields
     return pickle.dumps(outcomes, pickle.HIGHEST_PROTOCOL)
@@ -452,6 +471,10 @@ class Chunker:
     while the workers are still busy: from then on each chunk is the left-over solving split
     ``2 x threads`` ways, down to :data:`MIN_CHUNK_S`, and the last chunks finish close
     together instead of one worker solving a whole chunk while the others idle.
+
+    Each chunk also has a budget (:meth:`budget`): a chunk whose tasks prove slower than
+    planned (harder puzzles later in a file) stops starting tasks, and the ones it did not
+    start come back (:meth:`give_back`) to be cut anew.
     """
 
     def __init__(self, tasks: Iterable[Task], threads: int) -> None:
@@ -459,6 +482,7 @@ class Chunker:
         self._threads = threads
         self._buffers: dict[str, deque[tuple[int, Task]]] = defaultdict(deque)  # per backend
         self._drawn = 0  # tasks drawn so far, the order of the next one
+        self._returned = 0  # the order given to the latest tasks given back (below 0)
         self._buffered = 0  # tasks drawn and not handed out
         #: Whether tasks have been drawn ahead (see :meth:`draw_ahead`) yet.
         self.ahead = False
@@ -486,6 +510,21 @@ class Chunker:
             left = sum(len(b) * (self.mean(s) or mean) for s, b in self._buffers.items())
             seconds = min(seconds, max(MIN_CHUNK_S, left / (2 * self._threads)))
         return max(1, min(MAX_CHUNK, math.ceil(seconds / mean)))
+
+    def budget(self, chunk: list[Task]) -> float:
+        """Seconds of solving after which ``chunk`` starts no new task: :data:`PROBE_S`
+        for a backend not timed yet, else :data:`BUDGET_FACTOR` times its planned seconds."""
+        mean = self.mean(chunk[0].backend)
+        if mean is None:
+            return PROBE_S
+        return max(MIN_CHUNK_S, BUDGET_FACTOR * len(chunk) * mean)
+
+    def give_back(self, tasks: list[Task]) -> None:
+        """Put ``tasks`` (of one backend, from one chunk, not started) back, in their order,
+        before every task still to send."""
+        first = self._returned = self._returned - len(tasks)
+        self._buffers[tasks[0].backend].extendleft(reversed(list(enumerate(tasks, first))))
+        self._buffered += len(tasks)
 
     def _oldest(self) -> str | None:
         """The backend of the earliest task not sent yet (tasks go in about their order)."""
@@ -557,7 +596,8 @@ class ClusterPool:
                 return False
             key = next(keys)
             sent = pickle.dumps([task.wire() for task in chunk], pickle.HIGHEST_PROTOCOL)
-            self.connection.send(("submit", key, sent, self.memory_limit_mib))
+            budget = chunker.budget(chunk)
+            self.connection.send(("submit", key, sent, self.memory_limit_mib, budget))
             submitted[key] = chunk
             if chunker.mean(chunk[0].backend) is None:
                 probes.add(key)
@@ -566,25 +606,34 @@ class ClusterPool:
         def fill() -> None:
             # A chunk queued at a worker stays there: until the tasks have been drawn
             # ahead (the end is in sight), one timed chunk per thread, none queued early.
+            # Probes (short: see PROBE_S) are not counted, but a few at most are in flight.
             while (
-                len(submitted) < self.window
-                if chunker.ahead
-                else len(submitted) - len(probes) < self.threads
-            ) and submit():
+                (
+                    len(submitted) < self.window
+                    if chunker.ahead
+                    else len(submitted) - len(probes) < self.threads
+                )
+                and len(probes) < PROBES_PER_THREAD * self.threads
+                and submit()
+            ):
                 pass
 
         try:
-            for _ in range(self.threads):  # a small chunk each: its times size the next
-                submit()
+            fill()  # probes at first: their times size the chunks after them
             chunker.draw_ahead(self.connection.ready)
             while submitted:
                 kind, key, value = self.connection.receive()
                 chunk = submitted.pop(key)
                 probes.discard(key)
                 outcomes = _outcomes(kind, value, chunk)
-                chunker.learn(chunk[0].backend, outcomes)
+                answered = [(t, o) for t, o in zip(chunk, outcomes, strict=True) if o is not None]
+                if len(answered) < len(chunk):  # not started within its budget: cut anew
+                    chunker.give_back(
+                        [t for t, o in zip(chunk, outcomes, strict=True) if o is None]
+                    )
+                chunker.learn(chunk[0].backend, (outcome for _, outcome in answered))
                 fill()  # before the rows: the workers solve on while they are written
-                yield from zip(chunk, outcomes, strict=True)
+                yield from answered
                 chunker.draw_ahead(self.connection.ready)
                 fill()
         finally:
@@ -593,11 +642,12 @@ class ClusterPool:
                     self.connection.send(("cancel", key))
 
 
-def _outcomes(kind: str, value: Any, chunk: list[Task]) -> list[Outcome]:
-    """A finished chunk's outcomes (see :func:`_finished`); a chunk whose workers died
-    gives ERROR outcomes; a cluster that failed otherwise raises ClusterError."""
+def _outcomes(kind: str, value: Any, chunk: list[Task]) -> list[Outcome | None]:
+    """A finished chunk's outcomes (see :func:`_finished`), None for a task not started
+    within the chunk's budget; a chunk whose workers died gives ERROR outcomes; a cluster
+    that failed otherwise raises ClusterError."""
     if kind == "done":
-        return [Outcome.received(wire) for wire in pickle.loads(value)]
+        return [None if w is None else Outcome.received(w) for w in pickle.loads(value)]
     if kind == "killed":
         return [Outcome(Status.ERROR, value, host="") for _ in chunk]
     raise ClusterError(value)

@@ -102,6 +102,22 @@ def test_cluster_rows_equal_local_rows(cluster: str, tmp_path: Path) -> None:
     assert {socket.gethostname()} == {r["host"] for r in by_key(remote).values()}
 
 
+def test_chunks_cut_short_by_their_budgets_still_give_every_row_once(
+    cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no time to spare, every chunk starts one task and gives the rest back: the rows
+    are still those --jobs 2 gives, one per key."""
+    monkeypatch.setattr(harness_cluster, "PROBE_S", 0.0)
+    monkeypatch.setattr(harness_cluster, "BUDGET_FACTOR", 0.0)
+    monkeypatch.setattr(harness_cluster, "MIN_CHUNK_S", 0.0)
+    specs = ("-b", "mrv", "-b", "dlx")
+    local, remote = tmp_path / "local.csv", tmp_path / "cluster.csv"
+    assert 0 == invoke(*specs, "--jobs", "2", "--out", str(local), EASY).exit_code
+    assert 0 == invoke(*specs, "--cluster", cluster, "--out", str(remote), EASY).exit_code
+    expected = {k: [r[c] for c in COMPARED] for k, r in by_key(local).items()}
+    assert expected == {k: [r[c] for c in COMPARED] for k, r in by_key(remote).items()}
+
+
 def test_cluster_kills_hangs_and_records_crashes(
     cluster: str, tmp_path: Path, fake_backends: dict
 ) -> None:
@@ -313,6 +329,38 @@ def test_run_chunk_sends_on_what_a_local_pool_gives(fake_backends: dict) -> None
     expected = [[getattr(local[t], f) for f in same] + [socket.gethostname()] for t in tasks]
     assert expected == [[getattr(o, f) for f in same] + [o.host] for o in received]
     assert [Status.SOLVED, Status.TIMEOUT] == [o.status for o in received]
+
+
+def test_run_chunk_starts_no_task_after_its_budget(fake_backends: dict) -> None:
+    """A chunk with no time to spare starts its first task only; the rest come back None."""
+    import pickle
+
+    tasks = [Task("bitmask", pattern_puzzle(3, k % 3 + 1), 1, 5.0, k) for k in range(5)]
+    sent = pickle.dumps([task.wire() for task in tasks])
+    try:
+        answers = pickle.loads(run_chunk(sent, None, 0.0))
+    finally:
+        harness_cluster._local.pool.close()  # the pool run_chunk keeps warm in this thread
+        del harness_cluster._local.pool
+    assert [Status.SOLVED, None, None, None, None] == [
+        None if a is None else Outcome.received(a).status for a in answers
+    ]
+
+
+def test_chunker_sends_tasks_given_back_first_in_their_order() -> None:
+    """Tasks a chunk did not start come back before every other, in order; each is handed
+    out once more, and every task once in all."""
+    chunker = Chunker(_chunker_tasks(300), threads=2)
+    probe = chunker.next()
+    chunker.learn("mrv", _timed(probe[:1], 0.001))
+    chunker.give_back(probe[1:])
+    chunker.draw_ahead(lambda: False)
+    chunks = []
+    while (chunk := chunker.next()) is not None:
+        chunks.append(chunk)
+    handed = [t.tag for chunk in chunks for t in chunk]
+    assert [t.tag for t in probe[1:]] == handed[: len(probe) - 1]
+    assert [t.tag for t in _chunker_tasks(300)][1:] == handed
 
 
 def _chunker_tasks(count: int, specs: tuple[str, ...] = ("mrv",)) -> list[Task]:

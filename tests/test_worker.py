@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from backends.base import Status
 from harness.cli import EXIT_BROKEN_PIPE, main
 from harness.results import read_rows
-from harness.worker import Outcome, WorkerPool, handle
+from harness.worker import Outcome, WorkerPool, handle, pool
 from tests.conftest import PROJECT, pattern_puzzle
 from tests.test_signals import SCRIPT
 
@@ -155,13 +155,10 @@ def test_process_started_in_a_new_session_dies_with_the_run(
     assert ([expected] * 2, []) == ([row["status"] for row in rows], daemons_left(pidfile))
 
 
-def test_only_a_pools_one_worker_gets_its_whole_depth_queued() -> None:
-    """Once tasks take 1 ms, a pool's only worker is given `depth` of them; each of two
-    workers only QUEUE_AHEAD_S of work, so that none strands tasks at the end of a run."""
+def test_a_pools_only_worker_gets_a_longer_queue() -> None:
+    """Once tasks take 1 ms, a pool's only worker is kept SOLO_AHEAD_S of them queued; each
+    of two workers only QUEUE_AHEAD_S, so that none strands tasks at the end of a run."""
     stub = types.SimpleNamespace(mean_task_s=0.001)
     stub.depth = types.MethodType(handle.WorkerHandle.depth, stub)
-    ahead = int(handle.QUEUE_AHEAD_S / 0.001)
-    assert (100, ahead) == (
-        WorkerPool(1, depth=100)._depth(stub),
-        WorkerPool(2, depth=100)._depth(stub),
-    )
+    expected = (int(pool.SOLO_AHEAD_S / 0.001), int(handle.QUEUE_AHEAD_S / 0.001))
+    assert expected == (WorkerPool(1)._depth(stub), WorkerPool(2)._depth(stub))

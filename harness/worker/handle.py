@@ -140,11 +140,11 @@ class WorkerHandle:
         with contextlib.suppress(OSError):
             self.tasks.send([task.wire() for task in tasks])
 
-    def depth(self, cap: int) -> int:
-        """How many tasks to keep queued: :data:`QUEUE_AHEAD_S` of work, 2 to ``cap``."""
+    def depth(self, cap: int, ahead_s: float = QUEUE_AHEAD_S) -> int:
+        """How many tasks to keep queued: ``ahead_s`` of work, 2 to ``cap``."""
         if self.mean_task_s is None:
             return min(2, cap)
-        return max(min(2, cap), min(cap, int(QUEUE_AHEAD_S / max(self.mean_task_s, 1e-6))))
+        return max(min(2, cap), min(cap, int(ahead_s / max(self.mean_task_s, 1e-6))))
 
     def learn(self, outcome: Outcome) -> None:
         wall = outcome.wall_s

@@ -19,8 +19,8 @@ Throughput. The harness must cost little next to a sub-millisecond solve. The pa
 enough tasks queued at each worker to cover :data:`QUEUE_AHEAD_S` of solving (at least 2,
 at most :data:`MAX_DEPTH`), so the worker never waits for the parent; for slow solves the
 queue stays at 2, so ``--jobs N`` does not strand long tasks behind a busy worker at the
-end of a run; a pool of one worker, which cannot strand any, keeps up to ``depth`` queued
-(see :meth:`WorkerPool._depth`). A worker sends its answers in batches, every
+end of a run; a pool of one worker, which cannot strand any, keeps :data:`SOLO_AHEAD_S`
+queued (see :meth:`WorkerPool._depth`). A worker sends its answers in batches, every
 :data:`~harness.worker.child.FLUSH_S` and whenever it runs out of tasks, and writes to a
 shared clock which task it is running since when: limits apply to that task, and when a
 worker is killed, the answers it had not sent yet are given back and run again. When
@@ -42,13 +42,15 @@ from pathlib import Path
 
 from backends.base import Status
 from harness.humanize import seconds
-from harness.worker.handle import MEMORY_POLL_S, WorkerHandle, describe_death
+from harness.worker.handle import MEMORY_POLL_S, QUEUE_AHEAD_S, WorkerHandle, describe_death
 from harness.worker.wire import Outcome, Task, Warming, make_outcome, readable
 
 #: Most tasks queued at one worker.
 MAX_DEPTH = 256
 #: Short tasks (see :meth:`WorkerHandle.quick`) are collected by polling every POLL_S seconds.
 POLL_S = 0.002
+#: Seconds of solving kept queued at a pool's only worker (see :meth:`WorkerPool._depth`).
+SOLO_AHEAD_S = 0.05
 
 
 class _Feed:
@@ -166,13 +168,17 @@ class WorkerPool:
             worker.send(tasks)
 
     def _depth(self, worker: WorkerHandle) -> int:
-        """How many tasks to keep queued at ``worker``: :meth:`WorkerHandle.depth`; in a
-        pool of one worker, ``depth`` once its tasks' length is known: no other worker could
-        take a task queued behind a busy one, and fewer, larger batches wake the worker and
-        this process less often."""
-        if self.jobs == 1 and worker.mean_task_s is not None:
-            return self.depth
-        return worker.depth(self.depth)
+        """How many tasks to keep queued at ``worker`` (see :meth:`WorkerHandle.depth`):
+        :data:`QUEUE_AHEAD_S` of work, or :data:`SOLO_AHEAD_S` at a pool's only worker. No
+        other worker could take a task queued behind a busy one, and fewer, larger batches
+        wake the worker and this process less often."""
+        return worker.depth(self.depth, SOLO_AHEAD_S if self.jobs == 1 else QUEUE_AHEAD_S)
+
+    def forget_task_times(self) -> None:
+        """Learn the workers' task times afresh (their next tasks are another backend's):
+        until then each is kept 2 tasks, not a queue sized by another backend's times."""
+        for worker in self._workers:
+            worker.mean_task_s = None
 
     def _grow(self, pending: _Feed) -> None:
         """Start workers while there are tasks for them, one task each, up to ``jobs``."""
