@@ -14,7 +14,7 @@ import pytest
 
 import backends
 from backends.errors import UnknownBackendError
-from harness import distributions, provenance
+from harness import distributions, entry, provenance
 
 #: The modules of ``backends`` the registry itself needs: the contract, the model, the errors.
 REGISTRY_MODULES = ["backends", "backends.base", "backends.errors", "backends.puzzle"]
@@ -187,3 +187,15 @@ def test_git_sha_outside_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(provenance, "PROJECT_ROOT", tmp_path)
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
     assert {"sha": None, "dirty": None} == provenance.git_sha()
+
+
+def test_results_are_kept_only_when_the_process_ends_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """keep_until_exit holds objects under the console script (which ends with os._exit),
+    and nothing in a process that lives on, such as a test's."""
+    monkeypatch.setattr(entry, "_KEPT", [])
+    entry.keep_until_exit("rows")
+    monkeypatch.setattr(entry, "_ENDS_AT_ONCE", True)
+    entry.keep_until_exit("records")
+    assert ["records"] == entry._KEPT

@@ -36,6 +36,7 @@ from harness.cli.common import (
     stop_signals,
     timeout_option,
 )
+from harness.entry import keep_until_exit
 from harness.progress import Progress
 from harness.readers import PuzzleRecord
 
@@ -227,7 +228,8 @@ def run(
     config = dataclasses.replace(config, skipped=bad)
     result = _solve(records, config, quiet)
     gate = GateOptions(baseline, only_common, compare_time_anyway)
-    sys.exit(report(result, records, config, gate, by_tier))  # entry.py skips the teardown
+    keep_until_exit(records, result)  # the process ends at once: see harness.entry
+    sys.exit(report(result, records, config, gate, by_tier))
 
 
 def _explicit(name: str) -> bool:
