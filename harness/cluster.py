@@ -63,8 +63,8 @@ START_TIMEOUT_S, CLOSE_TIMEOUT_S = 60.0, 30.0
 CHUNK_TARGET_S, MIN_CHUNK_S = 1.0, 0.025
 #: Tasks in a chunk of a backend not timed yet (a probe), and the most in any chunk.
 FIRST_CHUNK, MAX_CHUNK = 128, 4096
-#: Seconds of solving after which a probe starts no new task (see :func:`run_chunk`), and
-#: how many times its planned seconds a timed chunk may take before it starts no new task.
+#: Seconds after which a probe, once at its Dask worker, starts no new task (see
+#: :func:`run_chunk`), and how many times its planned seconds a timed chunk may take so.
 PROBE_S, BUDGET_FACTOR = 0.05, 2.0
 #: Probes in flight per Dask worker thread: the second covers the first's round trip.
 PROBES_PER_THREAD = 2
@@ -512,8 +512,9 @@ class Chunker:
         return max(1, min(MAX_CHUNK, math.ceil(seconds / mean)))
 
     def budget(self, chunk: list[Task]) -> float:
-        """Seconds of solving after which ``chunk`` starts no new task: :data:`PROBE_S`
-        for a backend not timed yet, else :data:`BUDGET_FACTOR` times its planned seconds."""
+        """Seconds after which ``chunk``, once at its Dask worker, starts no new task:
+        :data:`PROBE_S` for a backend not timed yet, else :data:`BUDGET_FACTOR` times its
+        planned seconds (at least :data:`MIN_CHUNK_S`)."""
         mean = self.mean(chunk[0].backend)
         if mean is None:
             return PROBE_S
