@@ -139,9 +139,7 @@ def _client(target: ClusterTarget) -> Iterator[Any]:
     import dask
 
     local = target.local_workers
-    # Dask's own notes (a lost worker's chunk rescheduled, ...) would break into the
-    # harness's output; the rows say what happened, and its errors still show.
-    logging.getLogger("distributed").setLevel(logging.ERROR)
+    quiet_dask_logs()
     with contextlib.ExitStack() as stack:
         try:
             if local is not None:
@@ -171,6 +169,18 @@ def _client(target: ClusterTarget) -> Iterator[Any]:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise ClusterError(f"cannot use the Dask cluster at {target}: {reason}") from None
         yield client
+
+
+def quiet_dask_logs() -> None:
+    """Let only Dask's errors through: its notes (a lost worker's chunk rescheduled, a
+    result it could not gather, ...) would break into the harness's output, and the rows
+    say what happened. Dask gives some of its loggers levels of their own
+    (``distributed.client``: warning), which the parent's level does not override."""
+    names = [n for n in logging.Logger.manager.loggerDict if n.startswith("distributed.")]
+    for name in ("distributed", *names):
+        logger = logging.getLogger(name)
+        if name == "distributed" or logger.level != logging.NOTSET:
+            logger.setLevel(max(logger.level, logging.ERROR))
 
 
 def _checked_hosts(client: Any) -> dict[str, dict[str, Any]]:

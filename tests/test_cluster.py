@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import signal
@@ -329,6 +330,14 @@ def test_run_chunk_sends_on_what_a_local_pool_gives(fake_backends: dict) -> None
     expected = [[getattr(local[t], f) for f in same] + [socket.gethostname()] for t in tasks]
     assert expected == [[getattr(o, f) for f in same] + [o.host] for o in received]
     assert [Status.SOLVED, Status.TIMEOUT] == [o.status for o in received]
+
+
+def test_dask_logs_only_errors_in_the_harness() -> None:
+    """Every logger Dask gives a level of its own passes errors only, warnings no more."""
+    harness_cluster.quiet_dask_logs()
+    for name in ("distributed", "distributed.client", "distributed.gc"):
+        assert not logging.getLogger(name).isEnabledFor(logging.WARNING), name
+    assert logging.getLogger("distributed.client").isEnabledFor(logging.ERROR)
 
 
 def test_run_chunk_starts_no_task_after_its_budget(fake_backends: dict) -> None:
