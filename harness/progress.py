@@ -2,7 +2,10 @@
 rows so far timed out, failed or were wrong.
 
 On a terminal it is one line redrawn in place; elsewhere (a CI log) it is one short line
-every few seconds. At the end it prints the total time. ``quiet`` silences all of it.
+every few seconds. Either fits the terminal's width (100 columns off a terminal, unless
+``COLUMNS`` says otherwise): what runs now is shortened first, so the counts of timeouts,
+errors and wrong answers always show. At the end it prints the total time. ``quiet``
+silences all of it.
 The runner calls :meth:`Progress.update` with the number of finished steps and, when it has
 one, the row just written.
 """
@@ -80,22 +83,25 @@ class Progress:
         now = self.clock()
         if self.tty and now - self.shown >= REDRAW_S:
             self.shown = now
-            self._write("\r" + self.line()[: self._columns() - 1].ljust(self._columns() - 1))
+            width = self._columns() - 1  # the last column would wrap on some terminals
+            self._write("\r" + self.line(width)[:width].ljust(width))
         elif not self.tty and now - self.shown >= self.interval:
             self.shown = now
-            self._write(self.line() + "\n")
+            self._write(self.line(self._columns()) + "\n")
 
-    def line(self) -> str:
+    def line(self, width: int | None = None) -> str:
         """The state now, e.g. ``solving 120/950 13% 0:42, ETA 4:38; mrv on hard95.txt;
-        timeouts 3, errors 0, wrong 0``."""
+        timeouts 3, errors 0, wrong 0``; within ``width`` characters where shortening
+        what runs now (to ``...`` at the end) can make it fit."""
         elapsed = self.clock() - self.start
         share = self.done / self.total if self.total else 1.0
         eta = duration(elapsed / self.done * (self.total - self.done)) if self.done else "?"
-        where = f"; {self.current}" if self.current else ""
-        return (
-            f"solving {count(self.done)}/{count(self.total)} {share:.0%} {duration(elapsed)}, "
-            f"ETA {eta}{where}; {self._counts()}"
-        )
+        head = f"solving {count(self.done)}/{count(self.total)} {share:.0%} {duration(elapsed)}, "
+        head += f"ETA {eta}"
+        tail = f"; {self._counts()}"
+        room = None if width is None else width - len(head) - len(tail) - len("; ")
+        short = _shortened(self.current, room)
+        return head + (f"; {short}" if short else "") + tail
 
     def final_line(self) -> str:
         """What the run did, in how long: ``done: 950 rows in 5:20; timeouts 3, ...``."""
@@ -111,3 +117,15 @@ class Progress:
     def _write(self, text: str) -> None:
         self.stream.write(text)
         self.stream.flush()
+
+
+def _shortened(current: str, room: int | None) -> str:
+    """``backend on path/to/dataset`` within ``room`` characters (None: any): the dataset's
+    folders go first, then its end (to ``...``); nothing when even that does not fit."""
+    if room is None or len(current) <= room:
+        return current
+    backend, on, dataset = current.partition(" on ")
+    current = backend + on + dataset.rsplit("/", 1)[-1]
+    if len(current) <= room:
+        return current
+    return current[: room - 3] + "..." if room >= 12 else ""

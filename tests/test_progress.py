@@ -73,3 +73,17 @@ def test_an_interrupted_run_prints_no_total() -> None:
     except KeyboardInterrupt:
         pass
     assert "done:" not in out.getvalue()
+
+
+def test_a_line_fits_its_width_and_keeps_the_counts() -> None:
+    """What runs now loses the dataset's folder, then its end, to fit; the counts stay."""
+    progress = Progress(1425, stream=io.StringIO(), clock=Clock(), tty=False)
+    progress.update(333, row("TIMEOUT", "python-constraint"))
+    counts = "; timeouts 1, errors 0, wrong 0"
+    head = "solving 333/1,425 23% 0:00, ETA 0:00; "
+    expected = [
+        head + "python-constraint on datasets/hard95.txt" + counts,
+        head + "python-constraint on hard95.txt" + counts,
+        head + "python-constr..." + counts,
+    ]
+    assert expected == [progress.line(width) for width in (120, 100, 85)]
