@@ -20,21 +20,20 @@ import pytest
 from click.testing import CliRunner
 
 from backends.base import Status
-from harness import cluster as harness_cluster
 from harness.cli import EXIT_USAGE, main
 from harness.cluster import (
-    CHUNK_TARGET_S,
-    CONNECT_TIMEOUT_S,
-    FIRST_CHUNK,
-    MIN_CHUNK_S,
-    Chunker,
     ClusterError,
     ClusterTarget,
     check_workers,
+    chunks,
     connect,
+    dask_worker,
+    quiet_dask_logs,
     run_chunk,
     start_in_background,
 )
+from harness.cluster.chunks import CHUNK_TARGET_S, FIRST_CHUNK, MIN_CHUNK_S, Chunker
+from harness.cluster.client import CONNECT_TIMEOUT_S
 from harness.results import read_rows, row_key
 from harness.worker import Outcome, Task, WorkerPool
 from tests.conftest import pattern_puzzle
@@ -108,9 +107,9 @@ def test_chunks_cut_short_by_their_budgets_still_give_every_row_once(
 ) -> None:
     """With no time to spare, every chunk starts one task and gives the rest back: the rows
     are still those --jobs 2 gives, one per key."""
-    monkeypatch.setattr(harness_cluster, "PROBE_S", 0.0)
-    monkeypatch.setattr(harness_cluster, "BUDGET_FACTOR", 0.0)
-    monkeypatch.setattr(harness_cluster, "MIN_CHUNK_S", 0.0)
+    monkeypatch.setattr(chunks, "PROBE_S", 0.0)
+    monkeypatch.setattr(chunks, "BUDGET_FACTOR", 0.0)
+    monkeypatch.setattr(chunks, "MIN_CHUNK_S", 0.0)
     specs = ("-b", "mrv", "-b", "dlx")
     local, remote = tmp_path / "local.csv", tmp_path / "cluster.csv"
     assert 0 == invoke(*specs, "--jobs", "2", "--out", str(local), EASY).exit_code
@@ -325,7 +324,7 @@ def test_run_chunk_sends_on_what_a_local_pool_gives(fake_backends: dict) -> None
     try:
         received = [Outcome.received(wire) for wire in pickle.loads(run_chunk(sent, None))]
     finally:
-        harness_cluster._local.pool.close()  # the pool run_chunk keeps warm in this thread
+        dask_worker._local.pool.close()  # the pool run_chunk keeps warm in this thread
     same = ("status", "solution", "solutions", "nodes", "guesses", "backtracks", "native")
     expected = [[getattr(local[t], f) for f in same] + [socket.gethostname()] for t in tasks]
     assert expected == [[getattr(o, f) for f in same] + [o.host] for o in received]
@@ -334,7 +333,7 @@ def test_run_chunk_sends_on_what_a_local_pool_gives(fake_backends: dict) -> None
 
 def test_dask_logs_only_errors_in_the_harness() -> None:
     """Every logger Dask gives a level of its own passes errors only, warnings no more."""
-    harness_cluster.quiet_dask_logs()
+    quiet_dask_logs()
     for name in ("distributed", "distributed.client", "distributed.gc"):
         assert not logging.getLogger(name).isEnabledFor(logging.WARNING), name
     assert logging.getLogger("distributed.client").isEnabledFor(logging.ERROR)
@@ -349,8 +348,8 @@ def test_run_chunk_starts_no_task_after_its_budget(fake_backends: dict) -> None:
     try:
         answers = pickle.loads(run_chunk(sent, None, 0.0))
     finally:
-        harness_cluster._local.pool.close()  # the pool run_chunk keeps warm in this thread
-        del harness_cluster._local.pool
+        dask_worker._local.pool.close()  # the pool run_chunk keeps warm in this thread
+        del dask_worker._local.pool
     assert [Status.SOLVED, None, None, None, None] == [
         None if a is None else Outcome.received(a).status for a in answers
     ]

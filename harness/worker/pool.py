@@ -205,8 +205,9 @@ class WorkerPool:
         ``wire=True``: an answer a worker sent is yielded as it came through the pipe,
         not decoded (its status the :class:`~backends.base.Status` value as a string, its
         solution bytes where they fit; see :meth:`Outcome.wire`), for a caller that sends
-        it on (a Dask worker: :func:`harness.cluster.run_chunk`). Outcomes the pool decides
-        itself (a kill, a dead worker, a broken warm-up) have a Status, as always.
+        it on (a Dask worker: :func:`harness.cluster.dask_worker.run_chunk`). Outcomes the
+        pool decides itself (a kill, a dead worker, a broken warm-up) have a Status, as
+        always.
         """
         self._idle = idle
         self._receive = make_outcome if wire else Outcome.received

@@ -1,0 +1,317 @@
+"""The Dask client's side of a cluster run: the process the harness forks to hold the
+client (and a ``local:N`` cluster), and the harness's connection to it."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from multiprocessing.connection import Connection
+from typing import Any
+
+from harness.cluster.dask_worker import run_chunk, worker_facts
+from harness.cluster.target import DAEMON_SETTING, ClusterError, ClusterTarget, import_distributed
+
+#: Seconds to wait for a scheduler to answer, and for its first worker to join.
+CONNECT_TIMEOUT_S = 5.0
+#: Seconds the process holding the Dask client may take to connect (start a local cluster,
+#: check the workers), and to stop.
+START_TIMEOUT_S, CLOSE_TIMEOUT_S = 60.0, 30.0
+#: Dask settings of the clusters the harness starts (``local:N``). Workers must be able to
+#: start the solver processes (see :mod:`harness.cluster`), and are forked rather than spawned: they
+#: start in 0.3 s instead of 2-4 s of imports, which a 10,000-puzzle run of a fast backend
+#: would feel. Dask's periodic work takes CPU from the solves on a machine whose every
+#: core solves: its sampling profiler (every 10 ms), its system monitor (every 0.5 s, in
+#: the scheduler, each nanny and each worker; its figures only feed Dask's dashboard), the
+#: event loops' health tick (every 20 ms) and the check of each worker's own memory (every
+#: 0.1 s; a Dask worker holds a chunk at a time, its solver processes have their own limit).
+LOCAL_CONFIG = {
+    "distributed.worker.daemon": False,
+    "distributed.worker.multiprocessing-method": "fork",
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.admin.tick.interval": "200ms",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+
+
+# --- in the process that holds the Dask client (see ClusterConnection) ---
+
+
+@contextlib.contextmanager
+def _client(target: ClusterTarget) -> Iterator[Any]:
+    """A Dask ``Client`` for ``target`` with at least one worker; closed (and a local
+    cluster stopped) on exit."""
+    distributed = import_distributed()
+    import dask
+
+    local = target.local_workers
+    quiet_dask_logs()
+    with contextlib.ExitStack() as stack:
+        try:
+            if local is not None:
+                stack.enter_context(dask.config.set(LOCAL_CONFIG))
+                cluster = stack.enter_context(
+                    distributed.LocalCluster(
+                        n_workers=local,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=":0",
+                        silence_logs=logging.ERROR,
+                    )
+                )
+                client = stack.enter_context(distributed.Client(cluster))
+            elif target.scheduler_file is not None:
+                client = stack.enter_context(
+                    distributed.Client(
+                        scheduler_file=str(target.scheduler_file), timeout=CONNECT_TIMEOUT_S
+                    )
+                )
+            else:
+                client = stack.enter_context(
+                    distributed.Client(target.address, timeout=CONNECT_TIMEOUT_S)
+                )
+            client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
+        except (OSError, TimeoutError, ValueError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ClusterError(f"cannot use the Dask cluster at {target}: {reason}") from None
+        yield client
+
+
+def quiet_dask_logs() -> None:
+    """Let only Dask's errors through: its notes (a lost worker's chunk rescheduled, a
+    result it could not gather, ...) would break into the harness's output, and the rows
+    say what happened. Dask gives some of its loggers levels of their own
+    (``distributed.client``: warning), which the parent's level does not override."""
+    names = [n for n in logging.Logger.manager.loggerDict if n.startswith("distributed.")]
+    for name in ("distributed", *names):
+        logger = logging.getLogger(name)
+        if name == "distributed" or logger.level != logging.NOTSET:
+            logger.setLevel(max(logger.level, logging.ERROR))
+
+
+def _checked_hosts(client: Any) -> dict[str, dict[str, Any]]:
+    """Every worker's facts by host; refuses daemonic workers with what to set instead."""
+    facts = client.run(worker_facts)
+    daemonic = sorted(address for address, fact in facts.items() if fact["daemon"])
+    if daemonic:
+        raise ClusterError(
+            f"Dask worker(s) {', '.join(daemonic)} run as daemonic processes, which cannot "
+            f"start the harness's solver processes; start each as `{DAEMON_SETTING} dask "
+            "worker ...` (or set distributed.worker.daemon: False in its Dask config)"
+        )
+    return {fact["host"]: fact["environment"] for fact in facts.values()}
+
+
+def _serve(target: ClusterTarget, pipe: Connection, harness_end: Connection) -> None:
+    """The process :class:`ClusterConnection` forks: connect to ``target`` (starting a
+    local cluster), check its workers, answer ``("ready", threads, hosts)`` or
+    ``("error", message)``, then relay chunks (see :func:`_relay`) until the harness
+    closes its end of ``pipe`` or ends."""
+    harness_end.close()  # else this process, and the workers it forks, would hold it open
+    try:
+        with _client(target) as client:
+            hosts = _checked_hosts(client)
+            pipe.send(("ready", sum(client.nthreads().values()) or 1, hosts))
+            _relay(client, pipe)
+    except ClusterError as exc:
+        with contextlib.suppress(OSError):
+            pipe.send(("error", str(exc)))
+    except OSError:  # the harness closed its end first (its run stopped early): nothing to say
+        pass
+    except KeyboardInterrupt:  # Ctrl-C reaches every process; the harness says what it did
+        pass
+
+
+def _relay(client: Any, pipe: Connection) -> None:
+    """Submit each chunk the harness sends (``("submit", key, pickled tasks, memory
+    limit, budget)``; ``("cancel", key)`` withdraws one); send back ``(kind, key,
+    value)`` as each finishes (see :func:`_finished`); return when the harness closes its
+    end."""
+    distributed = import_distributed()
+    finished: queue.SimpleQueue[tuple[int, Any] | None] = queue.SimpleQueue()
+    futures: dict[int, Any] = {}
+
+    def read() -> None:
+        # Ends at the harness's end of the pipe, or when the client cannot go on (closed by
+        # Ctrl-C, which reaches this process too): the harness then sees this process end.
+        with contextlib.suppress(Exception):
+            while True:
+                message = pipe.recv()
+                if message[0] == "submit":
+                    _, key, sent, memory_limit_mib, budget_s = message
+                    future = client.submit(run_chunk, sent, memory_limit_mib, budget_s, pure=False)
+                    futures[key] = future
+                    future.add_done_callback(lambda done, key=key: finished.put((key, done)))
+                elif (future := futures.pop(message[1], None)) is not None:
+                    future.cancel()
+        finished.put(None)
+
+    threading.Thread(target=read, name="chunks from the harness", daemon=True).start()
+    while (item := finished.get()) is not None:
+        key, future = item
+        if futures.pop(key, None) is not None:  # not cancelled
+            pipe.send(_finished(distributed, key, future))
+
+
+def _finished(distributed: Any, key: int, future: Any) -> tuple[str, int, Any]:
+    """A finished chunk for the harness: ``("done", key, pickled outcomes)``;
+    ``("killed", key, message)`` when the workers running it died (its rows are ERROR);
+    ``("failed", key, message)`` when the cluster failed otherwise (the run stops)."""
+    try:
+        return ("done", key, future.result())
+    except distributed.KilledWorker as exc:
+        return ("killed", key, f"the Dask workers running this chunk died ({exc})")
+    except ClusterError as exc:
+        return ("failed", key, str(exc))
+    except Exception as exc:  # the cluster's own failure (lost scheduler, ...)
+        return ("failed", key, f"the Dask cluster failed a chunk: {type(exc).__name__}: {exc}")
+
+
+# --- in the harness process ---
+
+
+class ClusterConnection:
+    """The harness's side of a Dask cluster: a process forked now holds the Dask client
+    (and, for ``local:N``, the LocalCluster), and relays chunks through a pipe.
+
+    Importing Dask (~0.2 s) and starting a local cluster (~0.1 s) hold the interpreter, so
+    in a thread of the harness they would only take turns with the reading of the files;
+    in their own process they run on another core meanwhile, and the harness never
+    imports Dask. The fork happens before the harness starts any thread: forking Dask
+    workers while another thread runs (holding a lock, or a pipe to a starting
+    subprocess) can hang them. :meth:`join` waits for the process's answer: it raises
+    the ClusterError that stopped it (Dask not installed, a scheduler that does not
+    answer, daemonic workers); :attr:`threads` and :attr:`hosts` are known from then on.
+    """
+
+    def __init__(self, target: ClusterTarget) -> None:
+        self.target = target
+        context = multiprocessing.get_context("fork")
+        self._pipe, theirs = context.Pipe()
+        self._process = context.Process(
+            target=_serve, args=(target, theirs, self._pipe), name="harness-dask-client"
+        )
+        self._process.start()
+        theirs.close()
+        #: Dask worker threads: each runs one solver process at a time.
+        self.threads = 0
+        #: Each worker host's environment (see :func:`worker_facts`).
+        self.hosts: dict[str, dict[str, Any]] = {}
+        self._joined = False
+
+    def join(self) -> ClusterConnection:
+        """This connection, once the cluster answered; raises its ClusterError."""
+        if not self._joined:
+            answer = self.receive(START_TIMEOUT_S)
+            if answer[0] == "error":
+                raise ClusterError(answer[1])
+            _, self.threads, self.hosts = answer
+            self._joined = True
+        return self
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        self._pipe.send(message)
+
+    def ready(self) -> bool:
+        """Whether an answer waits."""
+        return self._pipe.poll(0)
+
+    def receive(self, timeout: float | None = None) -> tuple[Any, ...]:
+        """The next answer; a ClusterError if the process ended without one, or gave
+        none within ``timeout`` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._pipe.poll(1.0):
+            if not self._process.is_alive():  # its workers may hold the pipe open
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                message = f"no answer from the Dask cluster {self.target} in {timeout:g} s"
+                raise ClusterError(message)
+        try:
+            return self._pipe.recv()
+        except (EOFError, OSError):
+            self._process.join(1.0)
+            code = self._process.exitcode
+            message = f"the process holding the Dask client for {self.target} ended ({code})"
+            raise ClusterError(message) from None
+
+    def stop(self) -> None:
+        """Close the pipe: the process stops its client (and local cluster) and ends,
+        without this process waiting for it (see :meth:`close`)."""
+        self._pipe.close()
+
+    def close(self) -> None:
+        """Stop the process (see :meth:`stop`) and wait for it to end; kill it after
+        :data:`CLOSE_TIMEOUT_S`."""
+        self.stop()
+        self._process.join(CLOSE_TIMEOUT_S)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+
+
+#: The connections :func:`start_in_background` started, not yet taken by :func:`connect`.
+_started: dict[ClusterTarget, ClusterConnection] = {}
+
+
+@contextlib.contextmanager
+def start_in_background(target: ClusterTarget) -> Iterator[ClusterConnection]:
+    """Start connecting to ``target`` now (see :class:`ClusterConnection`), for
+    :func:`connect` to take over; closed on exit, once its process has ended (when
+    :func:`connect` took it over, that process stopped its cluster meanwhile)."""
+    started = _started[target] = ClusterConnection(target)
+    try:
+        yield started
+    finally:
+        if _started.get(target) is started:
+            del _started[target]
+        started.close()
+
+
+@contextlib.contextmanager
+def connect(target: ClusterTarget) -> Iterator[ClusterConnection]:
+    """The cluster ``target``, its workers checked (the connection
+    :func:`start_in_background` started, if any); closed (a local cluster stopped) on
+    exit. Raises ClusterError when the cluster cannot be used.
+
+    A connection :func:`start_in_background` started is only stopped here: its cluster
+    shuts down (~40 ms for ``local:N``) while the harness writes its tables, and
+    :func:`start_in_background` waits for it on its own exit."""
+    started = _started.pop(target, None)
+    connection = started or ClusterConnection(target)
+    try:
+        yield connection.join()
+    finally:
+        if started is not None:
+            connection.stop()
+        else:
+            connection.close()
+
+
+def check_workers(connection: ClusterConnection) -> dict[str, dict[str, Any]]:
+    """Every worker's facts by host, as checked before ``connection`` answered (daemonic
+    workers are refused then, with what to set instead)."""
+    return connection.join().hosts
+
+
+def hosts_meta(hosts: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The ``.meta.json`` entry: each host's environment, and which parts differ."""
+    differ = sorted(
+        key
+        for key in ("project_version", "python", "packages", "machine")
+        if len({repr(_comparable(key, env[key])) for env in hosts.values()}) > 1
+    )
+    return {"hosts": hosts, "hosts_differ": differ}
+
+
+def _comparable(key: str, value: Any) -> Any:
+    """A host's ``key`` without what differs between any two hosts (their names)."""
+    if key == "machine":
+        return {k: v for k, v in value.items() if k != "hostname"}
+    if key == "python":
+        return {k: v for k, v in value.items() if k != "executable"}
+    return value
