@@ -202,11 +202,15 @@ class ClusterPool:
                 chunk = submitted.pop(key)
                 probes.discard(key)
                 outcomes = _outcomes(kind, value, chunk)
-                answered = [(t, o) for t, o in zip(chunk, outcomes, strict=True) if o is not None]
-                if len(answered) < len(chunk):  # not started within its budget: cut anew
-                    chunker.give_back(
-                        [t for t, o in zip(chunk, outcomes, strict=True) if o is None]
-                    )
+                answered: list[tuple[Task, Outcome]] = []
+                left: list[Task] = []  # not started within the chunk's budget: cut anew
+                for task, outcome in zip(chunk, outcomes, strict=True):
+                    if outcome is None:
+                        left.append(task)
+                    else:
+                        answered.append((task, outcome))
+                if left:
+                    chunker.give_back(left)
                 chunker.learn(chunk[0].backend, (outcome for _, outcome in answered))
                 fill()  # before the rows: the workers solve on while they are written
                 yield from answered
