@@ -51,7 +51,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Iterator
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from typing import TextIO
 
 from harness.readers import dispatch
@@ -101,12 +101,12 @@ def iter_puzzles(
     A missing or unopenable file raises :class:`DatasetError` at once; one found to be
     binary, undecodable or corrupt gzip further on raises it during the iteration.
     """
-    return _items(_file_batches(path, stdin))
+    return chain.from_iterable(_file_batches(path, stdin))
 
 
 def iter_text(text: str, dataset: str) -> Iterator[PuzzleRecord | BadLine]:
     """Stream :func:`read_text`'s records and bad lines, in line order. Never raises."""
-    return _items(_text_batches(text, dataset))
+    return chain.from_iterable(_text_batches(text, dataset))
 
 
 def _file_batches(
@@ -131,11 +131,6 @@ def _parse_then_close(
     finally:
         if owned:
             handle.close()
-
-
-def _items(batches: Iterator[list[PuzzleRecord | BadLine]]) -> Iterator[PuzzleRecord | BadLine]:
-    for batch in batches:
-        yield from batch
 
 
 def _collect(batches: Iterator[list[PuzzleRecord | BadLine]]) -> ReadResult:

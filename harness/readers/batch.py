@@ -16,7 +16,7 @@ from itertools import accumulate
 from operator import and_, or_
 from struct import Struct
 
-from backends.puzzle import CELL_COUNTS, SIZES, Grid, Unit, geometry
+from backends.puzzle import SIZES, Grid, Unit, geometry
 from harness.readers.symbols import digit_table
 
 
@@ -97,10 +97,11 @@ def cell_bits(digits: bytes, ncells: int, n: int) -> list[int]:
     ]
 
 
-def repeated_in(digits: bytes, ncells: int, n: int) -> list[int]:
-    """The indices of the puzzles (``digits`` as :func:`to_digits` makes them, every one a
-    digit of 0..n) where some unit holds a digit twice."""
-    units = geometry(SIZES[CELL_COUNTS[ncells]]).units
+def repeated_in(digits: bytes, n: int) -> list[int]:
+    """The indices of the puzzles of side ``n`` (``digits`` as :func:`to_digits` makes them,
+    every one a digit of 0..n) where some unit holds a digit twice."""
+    ncells = n * n
+    units = geometry(SIZES[n]).units
     return flagged(repeated(cell_bits(digits, ncells, n), units), len(digits) // ncells, n)
 
 

@@ -101,8 +101,7 @@ class _Dispatcher:
             part = kinds[index:stop]
             if len(part) - part.count(NEUTRAL) >= MIN_RUN:
                 self._plain(first, lines, index, stop, part, data)
-                index = stop
-            if index < stop:
+            elif index < stop:
                 self.lines(first + index, lines[index:stop])
             index = stop
         if index < len(lines):

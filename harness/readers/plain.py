@@ -129,7 +129,7 @@ def plain_items(
     if data is None:
         data = "".join(lines).encode("ascii")
     digits = data.translate(byte_table(n, alphabet), b"\n")
-    refused = repeated_in(digits, ncells, n)
+    refused = repeated_in(digits, n)
     box = SIZES[n]
     items: list[Item] = new_records(dataset, numbers, box, grid_struct(ncells).iter_unpack(digits))
     for index in refused:
