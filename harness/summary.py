@@ -242,11 +242,12 @@ def _statistics(puzzles: Columns, group: Sequence[int]) -> tuple[int, int, dict[
     """How many of one group's puzzles are solved and answered, and their status counts
     and statistics."""
     status = puzzles["status"]
-    statuses = _counts(pick(status, group))
+    group_status = pick(status, group)
+    statuses = _counts(group_status)
     solved, unsat = statuses[Status.SOLVED.value], statuses[Status.UNSAT.value]
     answered = group
     if solved + unsat < len(group):
-        answered = list(compress(group, map(_ANSWERED.__contains__, pick(status, group))))
+        answered = list(compress(group, map(_ANSWERED.__contains__, group_status)))
     solve = pick(column(puzzles, "solve_s", NAN), answered)
     ordered = sorted(known(solve))  # scaled to ms, the same order: one sort for both
     ms = [v * 1000 for v in solve]

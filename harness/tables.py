@@ -46,12 +46,6 @@ def load(path: str | Path) -> pd.DataFrame:
     return frame
 
 
-def _rows(frame: pd.DataFrame) -> list[dict[str, object]]:
-    """The rows of ``frame`` as dicts, None where unknown."""
-    table = _columns(frame, frame.columns)
-    return [dict(zip(table, values, strict=True)) for values in zip(*table.values(), strict=True)]
-
-
 def _columns(frame: pd.DataFrame, names: Sequence[str]) -> puzzle_rows.Columns:
     """``frame``'s columns among ``names`` as lists, None where unknown."""
     present = [c for c in names if c in frame.columns]
