@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import os
 import shutil
@@ -34,6 +35,7 @@ from harness.cluster import (
 )
 from harness.cluster.chunks import CHUNK_TARGET_S, FIRST_CHUNK, MIN_CHUNK_S, Chunker
 from harness.cluster.client import CONNECT_TIMEOUT_S
+from harness.cluster.target import import_without
 from harness.results import read_rows, row_key
 from harness.worker import Outcome, Task, WorkerPool
 from tests.conftest import pattern_puzzle
@@ -231,6 +233,43 @@ def test_without_dask_the_install_line(monkeypatch: pytest.MonkeyPatch, tmp_path
     result = invoke("--cluster", "local:2", "--out", str(tmp_path / "r.csv"), EASY)
     assert EXIT_USAGE == result.exit_code
     assert "pip install 'sudoku-harness[dask]'" in result.output
+
+
+@pytest.fixture
+def module_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A folder on sys.path for modules written by the test; they are forgotten after it."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path
+    for path in tmp_path.glob("*.py"):
+        sys.modules.pop(path.stem, None)
+
+
+def test_import_without_hides_an_optional_module_during_the_import_only(module_dir: Path) -> None:
+    """A module imported without an optional one runs without it; it is importable after."""
+    (module_dir / "extra_dep.py").write_text("VALUE = 7\n")
+    user = "try:\n    import extra_dep\nexcept ImportError:\n    extra_dep = None\n"
+    (module_dir / "extra_user.py").write_text(user)
+    imported = import_without("extra_user", ["extra_dep"])
+    assert (None, 7) == (imported.extra_dep, importlib.import_module("extra_dep").VALUE)
+
+
+def test_import_without_imports_again_what_needs_the_hidden_module(module_dir: Path) -> None:
+    """A module that cannot do without a hidden one is imported again, with it."""
+    (module_dir / "needed_dep.py").write_text("VALUE = 7\n")
+    (module_dir / "needing_user.py").write_text("import needed_dep\nVALUE = needed_dep.VALUE\n")
+    assert 7 == import_without("needing_user", ["needed_dep"]).VALUE
+
+
+def test_dask_is_imported_without_numpy() -> None:
+    """The cluster's Dask import leaves numpy unloaded, and numpy importable after it."""
+    pytest.importorskip("numpy", reason="numpy is not installed: nothing to leave out")
+    script = (
+        "import sys; from harness.cluster.target import import_distributed\n"
+        "import_distributed(); print('numpy' in sys.modules)\n"
+        "import numpy; print('numpy' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert ["False", "True"] == done.stdout.split(), done.stderr
 
 
 def test_cluster_resumes_a_local_run(cluster: str, tmp_path: Path) -> None:

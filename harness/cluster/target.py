@@ -3,13 +3,21 @@ used raises, and the one import of Dask."""
 
 from __future__ import annotations
 
+import importlib
+import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from backends.errors import SudokuError
 
 INSTALL_HINT = "pip install 'sudoku-harness[dask]'"
+#: What Dask imports only when it is installed, for work a harness run never gives it:
+#: numpy (it allocates large message buffers with it; 50 ms of the 0.2 s import) and jinja2
+#: (HTML views for notebooks; 10 ms). A cluster run's start waits for that import.
+NOT_NEEDED_BY_DASK = ("numpy", "jinja2")
 #: What a Dask worker started by hand needs, for the message that refuses it.
 DAEMON_SETTING = "DASK_DISTRIBUTED__WORKER__DAEMON=False"
 
@@ -40,9 +48,27 @@ class ClusterTarget:
 
 
 def import_distributed() -> Any:
-    """The ``distributed`` module, or a ClusterError with the install line."""
+    """The ``distributed`` module, imported without :data:`NOT_NEEDED_BY_DASK`, or a
+    ClusterError with the install line."""
     try:
-        import distributed
+        return import_without("distributed", NOT_NEEDED_BY_DASK)
     except ImportError:
         raise ClusterError(f"--cluster needs Dask distributed: {INSTALL_HINT}") from None
-    return distributed
+
+
+def import_without(name: str, optional: Iterable[str]) -> ModuleType:
+    """Import ``name`` as if the ``optional`` modules it would use if installed were not:
+    those not imported yet are hidden for the import (``import numpy`` raises ImportError),
+    and importable again after it. Should ``name`` need one of them after all, it is
+    imported again with everything in sight."""
+    hidden = [module for module in optional if module not in sys.modules]
+    sys.modules.update(dict.fromkeys(hidden))
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        pass  # it needs one of them after all: imported below, with everything in sight
+    finally:
+        for module in hidden:
+            if sys.modules.get(module, "") is None:
+                del sys.modules[module]
+    return importlib.import_module(name)
