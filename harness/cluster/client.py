@@ -37,6 +37,10 @@ LOCAL_CONFIG = {
     "distributed.admin.tick.interval": "200ms",
     "distributed.worker.memory.monitor-interval": "1s",
 }
+#: Seconds between a local cluster's nanny's looks at whether its worker process has
+#: started. Dask's 0.05 s (``WorkerProcess._init_msg_interval``, private to it) kept each
+#: start waiting ~20 ms more than it took; it is set in the process holding the cluster.
+NANNY_POLL_S = 0.005
 
 
 # --- in the process that holds the Dask client (see ClusterConnection) ---
@@ -55,12 +59,15 @@ def _client(target: ClusterTarget) -> Iterator[Any]:
         try:
             if local is not None:
                 stack.enter_context(dask.config.set(LOCAL_CONFIG))
+                worker_process = distributed.nanny.WorkerProcess
+                if hasattr(worker_process, "_init_msg_interval"):  # else Dask changed: its own
+                    worker_process._init_msg_interval = NANNY_POLL_S
                 cluster = stack.enter_context(
                     distributed.LocalCluster(
                         n_workers=local,
                         threads_per_worker=1,
                         processes=True,
-                        dashboard_address=":0",
+                        dashboard_address=None,  # never imports bokeh, when installed
                         silence_logs=logging.ERROR,
                     )
                 )

@@ -29,8 +29,9 @@ def worker_facts() -> dict[str, Any]:
 
 
 def host_environment() -> dict[str, Any]:
-    """What makes one host's timings comparable with another's."""
-    env = provenance.environment()
+    """What makes one host's timings comparable with another's (not the git state of its
+    working directory: the harness records its own)."""
+    env = provenance.environment(git=False)
     return {key: env[key] for key in ("project_version", "python", "packages", "machine")}
 
 
