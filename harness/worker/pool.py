@@ -24,8 +24,8 @@ queued (see :meth:`WorkerPool._depth`). A worker sends its answers in batches, e
 :data:`~harness.worker.child.FLUSH_S` and whenever it runs out of tasks, and writes to a
 shared clock which task it is running since when: limits apply to that task, and when a
 worker is killed, the answers it had not sent yet are given back and run again. When
-solves are short, the parent polls every :data:`POLL_S` instead of blocking on the pipes:
-the wake-up of a blocked reader is paid by the writing worker.
+solves are short, the parent polls every :data:`POLL_S` instead of blocking on the pipes
+(the wake-up of a blocked reader is paid by the writing worker), until every task is sent.
 """
 
 from __future__ import annotations
@@ -230,13 +230,15 @@ class WorkerPool:
         wake += [d for d in (w.deadline() for w in busy) if d is not None]
         timeout = max(0.0, min(wake) - now) if wake else None
         pipes = [w.results for w in busy]
-        quick = all(w.quick() for w in busy)
+        quick = bool(pending) and all(w.quick() for w in busy)
         if self._idle is not None:
             self._idle(not quick)
         if quick:
             # Short solves: sleep, then take every answer waiting. A process blocked on
             # a pipe must be woken by each write, and that wake-up (~10 us) is paid by
-            # the writing worker, between two solves.
+            # the writing worker, between two solves. Once every task has been sent, the
+            # last answers are waited for instead: they end the run (or a Dask chunk, whose
+            # next one waits for them), and a poll would notice them ~1 ms late on average.
             time.sleep(POLL_S if timeout is None else min(POLL_S, timeout))
             ready = select.select(pipes, (), (), 0)[0]
         else:
