@@ -52,6 +52,9 @@ class Progress:
         self.current = ""
         self.start = clock()
         self.shown = -float("inf")  # when the last line or redraw was written
+        #: (when, steps) at the first finished step: the ETA's rate is measured from there,
+        #: not from the start, so the start-up (a Dask cluster's, a warm-up) is left out.
+        self.first: tuple[float, int] | None = None
 
     def __enter__(self) -> Progress:
         self.start = self.clock()
@@ -73,6 +76,8 @@ class Progress:
     def update(self, steps: int = 1, row: Mapping[str, Any] | None = None) -> None:
         """``steps`` more finished; ``row`` (optional) is the row just written."""
         self.done += steps
+        if self.first is None:
+            self.first = (self.clock(), self.done)
         if row is not None:
             self.current = f"{row.get('backend', '')} on {row.get('dataset', '')}"
             counted = COUNTED.get(str(row.get("status", "")))
@@ -93,15 +98,22 @@ class Progress:
         """The state now, e.g. ``solving 120/950 13% 0:42, ETA 4:38; mrv on hard95.txt;
         timeouts 3, errors 0, wrong 0``; within ``width`` characters where shortening
         what runs now (to ``...`` at the end) can make it fit."""
-        elapsed = self.clock() - self.start
+        now = self.clock()
         share = self.done / self.total if self.total else 1.0
-        eta = duration(elapsed / self.done * (self.total - self.done)) if self.done else "?"
-        head = f"solving {count(self.done)}/{count(self.total)} {share:.0%} {duration(elapsed)}, "
-        head += f"ETA {eta}"
+        head = f"solving {count(self.done)}/{count(self.total)} {share:.0%} "
+        head += f"{duration(now - self.start)}, ETA {self._eta(now)}"
         tail = f"; {self._counts()}"
         room = None if width is None else width - len(head) - len(tail) - len("; ")
         short = _shortened(self.current, room)
         return head + (f"; {short}" if short else "") + tail
+
+    def _eta(self, now: float) -> str:
+        """The time left at the rate since the first finished step; ``?`` until steps
+        have finished after it."""
+        if self.first is None or self.done <= self.first[1] or now <= self.first[0]:
+            return "?"
+        since, steps = self.first
+        return duration((now - since) / (self.done - steps) * (self.total - self.done))
 
     def final_line(self) -> str:
         """What the run did, in how long: ``done: 950 rows in 5:20; timeouts 3, ...``."""

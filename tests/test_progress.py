@@ -30,8 +30,19 @@ def test_off_a_terminal_one_line_every_interval() -> None:
             progress.update(1, row("SOLVED"))
     lines = out.getvalue().splitlines()
     assert 3 == len(lines)  # at 1 s and 6 s (11 s never comes), then the total
-    assert lines[0].startswith("solving 1/10 10% 0:01, ETA 0:09; mrv on datasets/hard95.txt")
+    assert lines[0].startswith("solving 1/10 10% 0:01, ETA ?; mrv on datasets/hard95.txt")
+    assert lines[1].startswith("solving 6/10 60% 0:06, ETA 0:04; mrv on datasets/hard95.txt")
     assert "done: 10 rows in 0:10; timeouts 0, errors 0, wrong 0" == lines[-1]
+
+
+def test_the_eta_leaves_out_the_time_before_the_first_step() -> None:
+    """A 30 s start, then a step a second: the ETA is a second a step left."""
+    clock = Clock()
+    progress = Progress(100, stream=io.StringIO(), clock=clock, tty=False)
+    for k in range(11):
+        clock.now = 30.0 + k
+        progress.update(1, row("SOLVED"))
+    assert progress.line().startswith("solving 11/100 11% 0:40, ETA 1:29;")
 
 
 def test_counts_timeouts_errors_and_wrong() -> None:
@@ -80,10 +91,10 @@ def test_a_line_fits_its_width_and_keeps_the_counts() -> None:
     progress = Progress(1425, stream=io.StringIO(), clock=Clock(), tty=False)
     progress.update(333, row("TIMEOUT", "python-constraint"))
     counts = "; timeouts 1, errors 0, wrong 0"
-    head = "solving 333/1,425 23% 0:00, ETA 0:00; "
+    head = "solving 333/1,425 23% 0:00, ETA ?; "
     expected = [
         head + "python-constraint on datasets/hard95.txt" + counts,
         head + "python-constraint on hard95.txt" + counts,
-        head + "python-constr..." + counts,
+        head + "python-constrain..." + counts,
     ]
     assert expected == [progress.line(width) for width in (120, 100, 85)]
