@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+#: The version of a checkout that is not installed (no metadata to read it from).
+UNKNOWN_VERSION = "0+unknown"
+
 
 def __getattr__(name: str) -> str:
     """``__version__``, read from the installed metadata only when asked (it costs ~20 ms)."""
@@ -12,4 +15,4 @@ def __getattr__(name: str) -> str:
     try:
         return metadata.version("sudoku-harness")
     except metadata.PackageNotFoundError:  # running from a checkout that is not installed
-        return "0+unknown"
+        return UNKNOWN_VERSION

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Generic, TypeVar
 
-from harness import distributions
+from harness import UNKNOWN_VERSION, distributions
 
 T = TypeVar("T")
 
@@ -69,11 +69,6 @@ def package_versions() -> dict[str, str | None]:
 
 #: One git command gives both the HEAD commit and whether tracked files differ from it.
 GIT_STATUS = ("git", "status", "--porcelain=v2", "--branch", "--untracked-files=no")
-
-
-def git_sha() -> dict[str, Any]:
-    """The checkout's HEAD and whether the work tree differs from it (None outside git)."""
-    return _git_answer(git_started())
 
 
 def git_started() -> subprocess.Popen[str] | None:
@@ -171,7 +166,7 @@ def environment(
         "command": sys.argv,
         "cwd": os.getcwd(),
         # what harness.__version__ says, without importing importlib.metadata for it
-        "project_version": packages["sudoku-harness"] or "0+unknown",
+        "project_version": packages["sudoku-harness"] or UNKNOWN_VERSION,
         "git": _git_answer(git or None),
         "python": {
             "version": platform.python_version(),

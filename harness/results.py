@@ -205,15 +205,11 @@ def _float_text(value: float) -> str:
 
 
 #: How :func:`_format` writes a value of each type (any other type: ``str``).
-_TEXT: dict[type, Callable[[Any], str]] = {
-    str: str,
-    int: str,
-    float: _float_text,
-    type(None): lambda _: "",
-}
+_TEXT: dict[type, Callable[[Any], str]] = {float: _float_text, type(None): lambda _: ""}
 #: Whether a cell's text may need :func:`escape_cell` (its first character); C-level.
 _STARTS_RISKY = methodcaller("startswith", tuple(_ESCAPE_FIRST))
-_key_of = itemgetter(*KEY_COLUMNS)
+#: :func:`row_key` of a row whose cells are text already (the writer's), at C speed.
+_text_key = itemgetter(*KEY_COLUMNS)
 
 
 def _is_number(text: str) -> bool:
@@ -346,7 +342,7 @@ class RowWriter:
         else:
             self._writer.writerow(texts)
         text = dict(zip(self.columns, texts, strict=True))
-        self.done.add(_key_of(text))
+        self.done.add(_text_key(text))
         self.rows.append(text)
         if self._since is None:
             self._since = time.perf_counter()

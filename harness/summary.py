@@ -238,6 +238,14 @@ def _counts(values: list[Any]) -> Counter[Any]:
     return Counter({v: values.count(v) for v in set(values)})
 
 
+def _answered(indices: Sequence[int], statuses: Sequence[str]) -> Sequence[int]:
+    """The ``indices`` whose ``statuses`` (one each) are SOLVED or UNSAT; ``indices``
+    itself when all are."""
+    if _ANSWERED.issuperset(statuses):
+        return indices
+    return list(compress(indices, map(_ANSWERED.__contains__, statuses)))
+
+
 def _statistics(puzzles: Columns, group: Sequence[int]) -> tuple[int, int, dict[str, Any]]:
     """How many of one group's puzzles are solved and answered, and their status counts
     and statistics."""
@@ -245,9 +253,7 @@ def _statistics(puzzles: Columns, group: Sequence[int]) -> tuple[int, int, dict[
     group_status = pick(status, group)
     statuses = _counts(group_status)
     solved, unsat = statuses[Status.SOLVED.value], statuses[Status.UNSAT.value]
-    answered = group
-    if solved + unsat < len(group):
-        answered = list(compress(group, map(_ANSWERED.__contains__, group_status)))
+    answered = _answered(group, group_status)
     solve = pick(column(puzzles, "solve_s", NAN), answered)
     ordered = sorted(known(solve))  # scaled to ms, the same order: one sort for both
     ms = [v * 1000 for v in solve]
@@ -346,9 +352,7 @@ def native_summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
     by = grouping(puzzles) if by is None else tuple(by)
     status = column(puzzles, "status")
     key_columns = [typed_column(column(puzzles, k)) for k in by]
-    answered: Sequence[int] = range(len(status))
-    if len(set(status) - _ANSWERED) > 0:
-        answered = list(compress(answered, map(_ANSWERED.__contains__, status)))
+    answered = _answered(range(len(status)), status)
     table = []
     for key, group in _groups(key_columns, answered).items():
         if any(map(missing, key)):

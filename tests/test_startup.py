@@ -161,18 +161,20 @@ def git(folder: Path, *args: str) -> str:
     return subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
 
 
-def test_git_sha_and_dirty_from_one_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_environment_has_git_sha_and_dirty_from_one_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No commit yet, clean, then a changed tracked file: what rev-parse and status say."""
     monkeypatch.setattr(provenance, "PROJECT_ROOT", tmp_path)
     git(tmp_path, "init", "-q")
-    seen = [provenance.git_sha()]
+    seen = [provenance.environment()["git"]]
     (tmp_path / "f.txt").write_text("one\n")
     git(tmp_path, "add", "f.txt")
     git(tmp_path, "commit", "-q", "-m", "one")
     (tmp_path / "untracked.txt").write_text("not tracked: not dirty\n")
-    seen.append(provenance.git_sha())
+    seen.append(provenance.environment()["git"])
     (tmp_path / "f.txt").write_text("two\n")
-    seen.append(provenance.git_sha())
+    seen.append(provenance.environment()["git"])
     sha = git(tmp_path, "rev-parse", "HEAD")
     expected = [
         {"sha": None, "dirty": None},
@@ -182,11 +184,13 @@ def test_git_sha_and_dirty_from_one_status(tmp_path: Path, monkeypatch: pytest.M
     assert expected == seen
 
 
-def test_git_sha_outside_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_environment_outside_git_has_no_git_sha(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Outside a git checkout both fields are None."""
     monkeypatch.setattr(provenance, "PROJECT_ROOT", tmp_path)
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
-    assert {"sha": None, "dirty": None} == provenance.git_sha()
+    assert {"sha": None, "dirty": None} == provenance.environment()["git"]
 
 
 def test_results_are_kept_only_when_the_process_ends_at_once(
