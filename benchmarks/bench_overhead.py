@@ -25,7 +25,11 @@ the medians of:
   wall_s (the task's whole time in its worker) less their encode + solve times, over jobs;
 * where the overhead goes: the start-up, the in-worker time and the rest (the parent's
   share of the cores at --jobs 2, the workers' waits for tasks, the tables at the end),
-  each as points of the overhead, so a target can be read against what is fixed.
+  each as points of the overhead, so a target can be read against what is fixed;
+* CPU: the user + system time of the harness and all its workers (from the run's ended
+  children), the rows' encode + solve CPU times, the CPU per puzzle beside the solves,
+  and, with as many workers as cores, the floor: the overhead the run would have if no
+  core ever waited, since the wall time is at least all the CPU over the cores.
 
 The default backend is the fastest one (FASTEST in common.py, `bitmask`; `--backend` takes any
 other), because the faster the solver, the larger the harness's share. Before timing,
@@ -41,12 +45,14 @@ import argparse
 import csv
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from common import DATASETS, FASTEST
 
@@ -83,18 +89,35 @@ def build(count: int, seed: int) -> list[str]:
     return out
 
 
-def timed_run(backend: str, data: Path, out: Path, jobs: int) -> tuple[float, float, float]:
-    """One `harness run -q` in a subprocess: (wall seconds, sum of encode + solve seconds over
-    its rows, sum of the rows' wall_s: each task's whole time in its worker). Exits with the
-    harness's output when it fails or a puzzle is unsolved."""
+class Run(NamedTuple):
+    """One timed `harness run`, in seconds."""
+
+    wall: float  #: the subprocess's whole wall time
+    solve: float  #: the sum of encode + solve over its rows
+    in_worker: float  #: the sum of the rows' wall_s: each task's whole time in its worker
+    cpu: float  #: the CPU time of the harness and its workers, all of it
+    solve_cpu: float  #: the sum of encode_cpu_s + solve_cpu_s over its rows
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's ended, waited-for children (and theirs)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed_run(backend: str, data: Path, out: Path, jobs: int) -> Run:
+    """One `harness run -q` in a subprocess. Exits with the harness's output when it fails
+    or a puzzle is unsolved."""
     for path in (out, out.with_suffix(".meta.json"), out.with_suffix(".log")):
         path.unlink(missing_ok=True)
     harness = Path(sys.executable).with_name("harness")
     command = [str(harness), "run", "-q", "-b", backend, "--jobs", str(jobs)]
     command += ["--out", str(out), str(data)]
+    cpu = children_cpu()
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True)
     wall = time.perf_counter() - start
+    cpu = children_cpu() - cpu
     if done.returncode != 0:
         sys.exit(f"harness run failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     with out.open(newline="") as f:
@@ -102,8 +125,13 @@ def timed_run(backend: str, data: Path, out: Path, jobs: int) -> tuple[float, fl
     unsolved = [r["status"] for r in rows if r["status"] != "SOLVED"]
     if unsolved:
         sys.exit(f"{backend}: {len(unsolved)} puzzle(s) not SOLVED, e.g. {unsolved[0]}")
-    solve = sum(float(r["encode_s"]) + float(r["solve_s"]) for r in rows)
-    return wall, solve, sum(float(r["wall_s"]) for r in rows)
+    return Run(
+        wall,
+        sum(float(r["encode_s"]) + float(r["solve_s"]) for r in rows),
+        sum(float(r["wall_s"]) for r in rows),
+        cpu,
+        sum(float(r["encode_cpu_s"]) + float(r["solve_cpu_s"]) for r in rows),
+    )
 
 
 def load() -> str:
@@ -139,9 +167,9 @@ def main() -> int:
         out = Path(tmp) / "run.csv"
         timed_run(args.backend, one, out, 1)  # untimed: warms the disk cache
         startups: list[float] = []
-        runs: dict[int, list[tuple[float, float, float]]] = {jobs: [] for jobs in jobs_list}
+        runs: dict[int, list[Run]] = {jobs: [] for jobs in jobs_list}
         for _ in range(args.rounds):  # alternate, so drift of the machine hits every figure
-            startups.append(timed_run(args.backend, one, out, 1)[0])
+            startups.append(timed_run(args.backend, one, out, 1).wall)
             for jobs in jobs_list:
                 runs[jobs].append(timed_run(args.backend, big, out, jobs))
         startup = statistics.median(startups)
@@ -152,22 +180,32 @@ def main() -> int:
         )
         split: dict[int, tuple[float, float, float]] = {}
         for jobs, done in runs.items():
-            wall = statistics.median(w for w, _, _ in done)
-            solve = statistics.median(s for _, s, _ in done)
-            overhead = statistics.median(w / (s / jobs) - 1 for w, s, _ in done)
-            marginal = statistics.median((w - startup - s / jobs) / args.count for w, s, _ in done)
-            worker = statistics.median((t - s) / jobs / args.count for _, s, t in done)
+            wall = statistics.median(r.wall for r in done)
+            solve = statistics.median(r.solve for r in done)
+            overhead = statistics.median(r.wall / (r.solve / jobs) - 1 for r in done)
+            marginal = statistics.median((r.wall - startup - r.solve / jobs) for r in done)
+            worker = statistics.median((r.in_worker - r.solve) / jobs for r in done)
             target = "5 %" if jobs == 1 else "10 %"
             print(
                 f"{jobs:4} {wall:8.3f} {solve:8.3f} {solve / jobs:10.3f} {100 * overhead:8.1f}% "
-                f"{target:>7} {1e6 * marginal:10.1f} {1e6 * worker:10.1f}"
+                f"{target:>7} {1e6 * marginal / args.count:10.1f} {1e6 * worker / args.count:10.1f}"
             )
-            split[jobs] = (startup / (solve / jobs), worker * args.count / (solve / jobs), overhead)
+            split[jobs] = (startup / (solve / jobs), worker / (solve / jobs), overhead)
         print("\nwhere the overhead goes, in points of it (median runs):")
         print(f"{'jobs':>4} {'start-up':>9} {'in worker':>10} {'the rest':>9}")
         for jobs, (fixed, around, overhead) in split.items():
             rest = overhead - fixed - around
             print(f"{jobs:4} {100 * fixed:8.1f}% {100 * around:9.1f}% {100 * rest:8.1f}%")
+        print("\nCPU time of the harness and its workers (median runs):")
+        beside_head = "us/puzzle beside the solves"
+        print(f"{'jobs':>4} {'all s':>8} {'solves s':>9} {beside_head:>28}  floor")
+        for jobs, done in runs.items():
+            cpu = statistics.median(r.cpu for r in done)
+            beside = statistics.median((r.cpu - r.solve_cpu) / args.count for r in done)
+            floor = statistics.median(r.cpu / r.solve - 1 for r in done)
+            shown = f"{100 * floor:5.1f}%" if jobs >= (os.cpu_count() or 1) else "    -"
+            solves = statistics.median(r.solve_cpu for r in done)
+            print(f"{jobs:4} {cpu:8.3f} {solves:9.3f} {1e6 * beside:28.1f}  {shown}")
     print(
         f"\noverhead = wall / (sum of encode + solve over the rows / jobs) - 1, median of the "
         f"runs;\nus/puzzle = (wall - start-up - solve / jobs) / puzzles;\nin worker = (sum of "
@@ -176,6 +214,11 @@ def main() -> int:
         f"start-up, in worker, the rest: the one-puzzle run's wall time, the in-worker time and\n"
         f"what remains (the parent's share at --jobs 2, waits, reading and tabulating more rows),\n"
         f"each over solve / jobs;\n"
+        f"CPU: user + system time of the harness and its workers, all of it, and the rows' encode\n"
+        f"+ solve CPU times; beside the solves: the difference over the puzzles (the harness's\n"
+        f"start, reading, checking, writing, tables; the workers' loop and measurements);\n"
+        f"floor: with as many workers as cores, the overhead even if no core ever idled, all CPU\n"
+        f"over the cores against solve / jobs: wall >= CPU / cores;\n"
         f"load average {load()}"
     )
     return 0
