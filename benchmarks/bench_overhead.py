@@ -45,7 +45,6 @@ import argparse
 import csv
 import os
 import random
-import resource
 import statistics
 import subprocess
 import sys
@@ -54,7 +53,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from common import DATASETS, FASTEST
+from common import DATASETS, FASTEST, children_cpu
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -97,12 +96,6 @@ class Run(NamedTuple):
     in_worker: float  #: the sum of the rows' wall_s: each task's whole time in its worker
     cpu: float  #: the CPU time of the harness and its workers, all of it
     solve_cpu: float  #: the sum of encode_cpu_s + solve_cpu_s over its rows
-
-
-def children_cpu() -> float:
-    """CPU seconds of this process's ended, waited-for children (and theirs)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def timed_run(backend: str, data: Path, out: Path, jobs: int) -> Run:

@@ -48,6 +48,15 @@ def timing_parser(description: str, repeats: int = 3) -> argparse.ArgumentParser
 # --- harness runs --------------------------------------------------------------------------
 
 
+def children_cpu() -> float:
+    """User + system CPU seconds of this process's ended, waited-for children (and of
+    theirs): taken before and after a `harness run` subprocess, all of that run's CPU."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def harness_run(spec: str, data: Path, out: Path, *options: str) -> tuple[float, Any]:
     """``harness run -q -b SPEC [OPTIONS] --out OUT DATA`` in a subprocess (the ``harness``
     beside this interpreter): its wall seconds and its rows as a pandas frame. Exits with the
