@@ -286,6 +286,11 @@ class Background(Generic[T]):
         except BaseException as exc:  # handed to the caller of result()
             self._outcome = (False, exc)
 
+    def finish(self) -> None:
+        """Wait for it if it was started; never runs it, never raises."""
+        if self._thread is not None:
+            self._thread.join()
+
     def result(self) -> T:
         if self._thread is not None:
             self._thread.join()

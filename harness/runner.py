@@ -272,6 +272,7 @@ def run(
     # tasks, so a worker does not sit idle while they run.
     sys.setswitchinterval(SWITCH_S)
     gc.freeze()  # what lives through the run (modules, puzzles): out of the collector's sight
+    background: list[provenance.Background[Any]] = []  # waited for on every way out
     try:  # (~1 % of a run of fast solves), and shared with the forked workers; given back
         with exclusive(config.out):
             existing = check_out(config)
@@ -282,6 +283,7 @@ def run(
             )
             start = provenance.BackgroundCalibration()
             end = provenance.BackgroundCalibration()  # see _solve_all for when it starts
+            background += (gathered, start, end)
 
             def long_run() -> bool:  # only a run this long is calibrated at its end too
                 return time.perf_counter() - began >= provenance.CALIBRATE_END_AFTER_S
@@ -316,6 +318,8 @@ def run(
             meta["calibration"].update(start_s=start.seconds(), end_s=end_s)
             provenance.write_json(meta_path, meta)
     finally:
+        for work in background:  # a failed run's too: a fork while one ran could hang
+            work.finish()
         gc.unfreeze()
         sys.setswitchinterval(switching)
     return result

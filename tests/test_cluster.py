@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
 import os
 import shutil
@@ -11,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -33,9 +33,9 @@ from harness.cluster import (
     run_chunk,
     start_in_background,
 )
+from harness.cluster import client as client_side
 from harness.cluster.chunks import CHUNK_TARGET_S, FIRST_CHUNK, MIN_CHUNK_S, Chunker
 from harness.cluster.client import CONNECT_TIMEOUT_S
-from harness.cluster.target import import_without
 from harness.results import read_rows, row_key
 from harness.worker import Outcome, Task, WorkerPool
 from tests.conftest import pattern_puzzle
@@ -235,29 +235,36 @@ def test_without_dask_the_install_line(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert "pip install 'sudoku-harness[dask]'" in result.output
 
 
-@pytest.fixture
-def module_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A folder on sys.path for modules written by the test; they are forgotten after it."""
-    monkeypatch.syspath_prepend(str(tmp_path))
-    yield tmp_path
-    for path in tmp_path.glob("*.py"):
-        sys.modules.pop(path.stem, None)
+def test_a_cluster_failing_before_it_answers_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Dask failing while the workers are checked: a ClusterError naming it, no traceback."""
+
+    def fail(client: Any) -> None:
+        raise RuntimeError("no harness on this worker")
+
+    monkeypatch.setattr(client_side, "_checked_hosts", fail)  # the forked process has it too
+    reason = "RuntimeError: no harness on this worker"
+    with pytest.raises(ClusterError, match=reason), connect(ClusterTarget("local:1")):
+        pass
+    assert "Traceback" not in capfd.readouterr().err
 
 
-def test_import_without_hides_an_optional_module_during_the_import_only(module_dir: Path) -> None:
-    """A module imported without an optional one runs without it; it is importable after."""
-    (module_dir / "extra_dep.py").write_text("VALUE = 7\n")
-    user = "try:\n    import extra_dep\nexcept ImportError:\n    extra_dep = None\n"
-    (module_dir / "extra_user.py").write_text(user)
-    imported = import_without("extra_user", ["extra_dep"])
-    assert (None, 7) == (imported.extra_dep, importlib.import_module("extra_dep").VALUE)
+def test_a_cluster_failing_after_it_answers_stops_the_run(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Dask failing while chunks are relayed: the run stops with its reason, no traceback."""
 
+    def fail(client: Any, pipe: Any) -> None:
+        raise RuntimeError("scheduler lost")
 
-def test_import_without_imports_again_what_needs_the_hidden_module(module_dir: Path) -> None:
-    """A module that cannot do without a hidden one is imported again, with it."""
-    (module_dir / "needed_dep.py").write_text("VALUE = 7\n")
-    (module_dir / "needing_user.py").write_text("import needed_dep\nVALUE = needed_dep.VALUE\n")
-    assert 7 == import_without("needing_user", ["needed_dep"]).VALUE
+    monkeypatch.setattr(client_side, "_relay", fail)
+    tasks = [Task("bitmask", pattern_puzzle(3, 3), 1, 5.0, 0)]
+    with connect(ClusterTarget("local:1")) as connection:
+        pool = chunks.ClusterPool(connection, None)
+        with pytest.raises(ClusterError, match="RuntimeError: scheduler lost"):
+            list(pool.run(tasks))
+    assert "Traceback" not in capfd.readouterr().err
 
 
 def test_dask_is_imported_without_numpy() -> None:
@@ -270,6 +277,16 @@ def test_dask_is_imported_without_numpy() -> None:
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert ["False", "True"] == done.stdout.split(), done.stderr
+
+
+def test_a_failed_cluster_run_leaves_no_thread_running(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The run's metadata and calibration threads end with it, though its cluster failed."""
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now fails
+    before = set(threading.enumerate())
+    invoke("--cluster", "local:2", "--out", str(tmp_path / "r.csv"), EASY)
+    assert [] == [thread.name for thread in threading.enumerate() if thread not in before]
 
 
 def test_cluster_resumes_a_local_run(cluster: str, tmp_path: Path) -> None:

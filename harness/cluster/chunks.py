@@ -199,6 +199,8 @@ class ClusterPool:
             chunker.draw_ahead(self.connection.ready)
             while submitted:
                 kind, key, value = self.connection.receive()
+                if key is None:  # the process holding the client failed, not a chunk
+                    raise ClusterError(value)
                 chunk = submitted.pop(key)
                 probes.discard(key)
                 outcomes = _outcomes(kind, value, chunk)

@@ -7,6 +7,7 @@ import contextlib
 import logging
 import multiprocessing
 import queue
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -84,7 +85,7 @@ def _client(target: ClusterTarget) -> Iterator[Any]:
                 )
             client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
         except (OSError, TimeoutError, ValueError) as exc:
-            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            reason = _first_line(exc) or type(exc).__name__
             raise ClusterError(f"cannot use the Dask cluster at {target}: {reason}") from None
         yield client
 
@@ -118,20 +119,37 @@ def _serve(target: ClusterTarget, pipe: Connection, harness_end: Connection) -> 
     """The process :class:`ClusterConnection` forks: connect to ``target`` (starting a
     local cluster), check its workers, answer ``("ready", threads, hosts)`` or
     ``("error", message)``, then relay chunks (see :func:`_relay`) until the harness
-    closes its end of ``pipe`` or ends."""
+    closes its end of ``pipe`` or ends. Should the cluster fail after the answer, it says
+    ``("failed", None, message)``: never a traceback on the harness's terminal."""
     harness_end.close()  # else this process, and the workers it forks, would hold it open
+    ready = False
     try:
         with _client(target) as client:
             hosts = _checked_hosts(client)
             pipe.send(("ready", sum(client.nthreads().values()) or 1, hosts))
+            ready = True
             _relay(client, pipe)
     except ClusterError as exc:
-        with contextlib.suppress(OSError):
-            pipe.send(("error", str(exc)))
+        _tell_failure(pipe, ready, str(exc))
     except OSError:  # the harness closed its end first (its run stopped early): nothing to say
         pass
     except KeyboardInterrupt:  # Ctrl-C reaches every process; the harness says what it did
         pass
+    except Exception as exc:  # Dask's own (a worker without the harness installed, ...)
+        reason = ": ".join(filter(None, (type(exc).__name__, _first_line(exc))))
+        _tell_failure(pipe, ready, f"the Dask cluster {target} failed: {reason}")
+
+
+def _first_line(exc: BaseException) -> str:
+    """The first line of what ``exc`` says ("" for nothing)."""
+    return str(exc).partition("\n")[0]
+
+
+def _tell_failure(pipe: Connection, ready: bool, message: str) -> None:
+    """Tell the harness why this process stops: ``("error", message)`` before it said it
+    was ready, ``("failed", None, message)`` after (a failure of no chunk in particular)."""
+    with contextlib.suppress(OSError):
+        pipe.send(("failed", None, message) if ready else ("error", message))
 
 
 def _relay(client: Any, pipe: Connection) -> None:
@@ -139,7 +157,7 @@ def _relay(client: Any, pipe: Connection) -> None:
     limit, budget)``; ``("cancel", key)`` withdraws one); send back ``(kind, key,
     value)`` as each finishes (see :func:`_finished`); return when the harness closes its
     end."""
-    distributed = import_distributed()
+    distributed = sys.modules["distributed"]  # imported by _client, with its care
     finished: queue.SimpleQueue[tuple[int, Any] | None] = queue.SimpleQueue()
     futures: dict[int, Any] = {}
 

@@ -59,16 +59,23 @@ def import_distributed() -> Any:
 def import_without(name: str, optional: Iterable[str]) -> ModuleType:
     """Import ``name`` as if the ``optional`` modules it would use if installed were not:
     those not imported yet are hidden for the import (``import numpy`` raises ImportError),
-    and importable again after it. Should ``name`` need one of them after all, it is
-    imported again with everything in sight."""
-    hidden = [module for module in optional if module not in sys.modules]
+    and importable again after it. Should ``name`` need one of them after all, what the
+    failed import loaded is forgotten and ``name`` is imported again with everything in
+    sight. A module imported already is returned as it is (hiding modules in a process
+    whose threads may be importing is never safe)."""
+    imported = sys.modules.get(name)
+    if imported is not None:
+        return imported
+    hidden = [other for other in optional if other not in sys.modules]
+    before = set(sys.modules)
     sys.modules.update(dict.fromkeys(hidden))
     try:
         return importlib.import_module(name)
-    except ImportError:
-        pass  # it needs one of them after all: imported below, with everything in sight
+    except ImportError:  # it needs one of them after all
+        for loaded in set(sys.modules) - before - set(hidden):
+            del sys.modules[loaded]
     finally:
-        for module in hidden:
-            if sys.modules.get(module, "") is None:
-                del sys.modules[module]
+        for other in hidden:
+            if sys.modules.get(other, "") is None:
+                del sys.modules[other]
     return importlib.import_module(name)
