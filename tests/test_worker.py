@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 import threading
@@ -18,6 +19,7 @@ from backends.base import Status
 from harness.cli import EXIT_BROKEN_PIPE, main
 from harness.results import read_rows
 from harness.worker import Outcome, WorkerPool, handle, pool
+from harness.worker.measure import ProcessPeaks
 from tests.conftest import PROJECT, pattern_puzzle
 from tests.test_signals import SCRIPT
 
@@ -162,3 +164,29 @@ def test_a_pools_only_worker_gets_a_longer_queue() -> None:
     stub.depth = types.MethodType(handle.WorkerHandle.depth, stub)
     expected = (int(pool.SOLO_AHEAD_S / 0.001), int(handle.QUEUE_AHEAD_S / 0.001))
     assert expected == (WorkerPool(1)._depth(stub), WorkerPool(2)._depth(stub))
+
+
+def test_process_peaks_close_what_they_opened_for_a_process_gone_midway(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A process gone between the opens of its two files: nothing raised, nothing left open."""
+    real_open, opened = os.open, []
+
+    def gone_before_status(path: str, flags: int) -> int:
+        if path.endswith("/status"):
+            raise FileNotFoundError(path)
+        opened.append(real_open(path, flags))
+        return opened[-1]
+
+    monkeypatch.setattr(os, "open", gone_before_status)
+    ProcessPeaks().reset((os.getpid(),))
+    monkeypatch.undo()
+    assert [False] == [fd_is_open(fd) for fd in opened]
+
+
+def fd_is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True

@@ -72,15 +72,25 @@ class ProcessPeaks:
             for fd in self._files.pop(pid):
                 os.close(fd)
         for pid in pids:
-            files = self._files.get(pid)
-            if files is None:
-                try:
-                    clear = os.open(f"/proc/{pid}/clear_refs", os.O_WRONLY)
-                except OSError:
-                    continue
-                files = self._files[pid] = (clear, os.open(f"/proc/{pid}/status", os.O_RDONLY))
+            files = self._files.get(pid) or self._open(pid)
+            if files is None:  # gone already: nothing to reset or read
+                continue
             with contextlib.suppress(OSError):
                 os.write(files[0], b"5")
+
+    def _open(self, pid: int) -> tuple[int, int] | None:
+        """``pid``'s two files, kept; None (nothing left open) when it has gone."""
+        try:
+            clear = os.open(f"/proc/{pid}/clear_refs", os.O_WRONLY)
+        except OSError:
+            return None
+        try:
+            status = os.open(f"/proc/{pid}/status", os.O_RDONLY)
+        except OSError:
+            os.close(clear)
+            return None
+        self._files[pid] = (clear, status)
+        return clear, status
 
     def peak_mib(self) -> float:
         """The sum of the marks since :meth:`reset`, MiB."""
