@@ -52,8 +52,10 @@ class Progress:
         self.current = ""
         self.start = clock()
         self.shown = -float("inf")  # when the last line or redraw was written
-        #: (when, steps) at the first finished step: the ETA's rate is measured from there,
-        #: not from the start, so the start-up (a Dask cluster's, a warm-up) is left out.
+        #: Steps that took solving: rows, but not a resumed run's (no row) nor UNAVAILABLE
+        #: ones (written at once). The ETA's rate is theirs, measured from the first of
+        #: them (``first``: when, and the count then), so the start-up is left out.
+        self.solved = 0
         self.first: tuple[float, int] | None = None
 
     def __enter__(self) -> Progress:
@@ -76,13 +78,16 @@ class Progress:
     def update(self, steps: int = 1, row: Mapping[str, Any] | None = None) -> None:
         """``steps`` more finished; ``row`` (optional) is the row just written."""
         self.done += steps
-        if self.first is None:
-            self.first = (self.clock(), self.done)
         if row is not None:
             self.current = f"{row.get('backend', '')} on {row.get('dataset', '')}"
-            counted = COUNTED.get(str(row.get("status", "")))
+            status = str(row.get("status", ""))
+            counted = COUNTED.get(status)
             if counted:
                 self.counts[counted] += 1
+            if status != "UNAVAILABLE":
+                self.solved += steps
+                if self.first is None:
+                    self.first = (self.clock(), self.solved)
         if self.quiet:
             return
         now = self.clock()
@@ -108,12 +113,12 @@ class Progress:
         return head + (f"; {short}" if short else "") + tail
 
     def _eta(self, now: float) -> str:
-        """The time left at the rate since the first finished step; ``?`` until steps
-        have finished after it."""
-        if self.first is None or self.done <= self.first[1] or now <= self.first[0]:
+        """The steps left at the rate of the solved ones since the first (see
+        :attr:`solved`); ``?`` until one more has been solved."""
+        if self.first is None or self.solved <= self.first[1] or now <= self.first[0]:
             return "?"
-        since, steps = self.first
-        return duration((now - since) / (self.done - steps) * (self.total - self.done))
+        since, solved = self.first
+        return duration((now - since) / (self.solved - solved) * (self.total - self.done))
 
     def final_line(self) -> str:
         """What the run did, in how long: ``done: 950 rows in 5:20; timeouts 3, ...``."""

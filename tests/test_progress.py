@@ -35,6 +35,19 @@ def test_off_a_terminal_one_line_every_interval() -> None:
     assert "done: 10 rows in 0:10; timeouts 0, errors 0, wrong 0" == lines[-1]
 
 
+def test_the_eta_leaves_out_resumed_and_unavailable_rows() -> None:
+    """900 rows resumed and 10 UNAVAILABLE at once, then a solve a second: a second a step."""
+    clock = Clock()
+    progress = Progress(1000, stream=io.StringIO(), clock=clock, tty=False)
+    progress.update(900, None)
+    for _ in range(10):
+        progress.update(1, row("UNAVAILABLE"))
+    for k in range(11):
+        clock.now = 30.0 + k
+        progress.update(1, row("SOLVED"))
+    assert progress.line().startswith("solving 921/1,000 92% 0:40, ETA 1:19;")
+
+
 def test_the_eta_leaves_out_the_time_before_the_first_step() -> None:
     """A 30 s start, then a step a second: the ETA is a second a step left."""
     clock = Clock()
