@@ -28,8 +28,8 @@ the medians of:
   each as points of the overhead, so a target can be read against what is fixed;
 * CPU: the user + system time of the harness and all its workers (from the run's ended
   children), the rows' encode + solve CPU times, the CPU per puzzle beside the solves,
-  and, with as many workers as cores, the floor: the overhead the run would have if no
-  core ever waited, since the wall time is at least all the CPU over the cores.
+  and, with at least as many workers as cores, the floor: the overhead the run would have
+  if no core ever waited, since the wall time is at least all the CPU over the cores.
 
 The default backend is the fastest one (FASTEST in common.py, `bitmask`; `--backend` takes any
 other), because the faster the solver, the larger the harness's share. Before timing,
@@ -195,8 +195,9 @@ def main() -> int:
         for jobs, done in runs.items():
             cpu = statistics.median(r.cpu for r in done)
             beside = statistics.median((r.cpu - r.solve_cpu) / args.count for r in done)
-            floor = statistics.median(r.cpu / r.solve - 1 for r in done)
-            shown = f"{100 * floor:5.1f}%" if jobs >= (os.cpu_count() or 1) else "    -"
+            cores = os.cpu_count() or 1  # wall >= cpu / cores, so the overhead is at least:
+            floor = statistics.median(r.cpu / cores / (r.solve / jobs) - 1 for r in done)
+            shown = f"{100 * floor:5.1f}%" if jobs >= cores else "    -"
             solves = statistics.median(r.solve_cpu for r in done)
             print(f"{jobs:4} {cpu:8.3f} {solves:9.3f} {1e6 * beside:28.1f}  {shown}")
     print(
@@ -210,8 +211,8 @@ def main() -> int:
         f"CPU: user + system time of the harness and its workers, all of it, and the rows' encode\n"
         f"+ solve CPU times; beside the solves: the difference over the puzzles (the harness's\n"
         f"start, reading, checking, writing, tables; the workers' loop and measurements);\n"
-        f"floor: with as many workers as cores, the overhead even if no core ever idled, all CPU\n"
-        f"over the cores against solve / jobs: wall >= CPU / cores;\n"
+        f"floor: with at least as many workers as cores, the overhead even if no core ever idled:\n"
+        f"wall >= CPU / cores, so overhead >= (CPU / cores) / (solve / jobs) - 1;\n"
         f"load average {load()}"
     )
     return 0
