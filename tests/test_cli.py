@@ -62,7 +62,7 @@ def test_bad_lines_stop_the_run(tmp_path: Path) -> None:
     path.write_text(f"{TOP1}\n{TOP1[:80]}\n")
     result = invoke("run", "-q", "--out", str(tmp_path / "r.csv"), str(path))
     assert EXIT_USAGE == result.exit_code
-    assert f"{path}:2:" in result.output
+    assert f"{path}:2: wrong length: 80 cells;" in result.output
     assert not (tmp_path / "r.csv").exists()
 
 

@@ -139,13 +139,16 @@ def test_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path) -> N
     """SIGKILL to one Dask worker mid-run: its chunk runs again; one row per key, all solved."""
     out = tmp_path / "r.csv"
     with local_cluster() as (local, client):
-        victim = next(iter(client.run(os.getpid).values()))
+        pids = client.run(os.getpid)
         command = [HARNESS, "run", "-q", "-b", "mrv", "-b", "ac3"]
         command += ["--cluster", local.scheduler_address, "--out", str(out), HARD]
         run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and _rows(out) < 20:
-            time.sleep(0.05)
+        deadline, victim = time.monotonic() + 60, None
+        while time.monotonic() < deadline and victim is None:  # 20 rows in, a chunk running
+            busy = [address for address, keys in client.processing().items() if keys]
+            victim = pids[busy[0]] if busy and _rows(out) >= 20 else None
+            time.sleep(0.01)
+        assert (None, True) == (run.poll(), victim is not None)  # mid-run, holding a chunk
         os.kill(victim, signal.SIGKILL)
         _, stderr = run.communicate(timeout=120)
     rows = by_key(out)

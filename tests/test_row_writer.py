@@ -38,13 +38,16 @@ def test_cells_match_the_per_cell_helpers(tmp_path: Path) -> None:
 def test_a_buffered_row_reaches_the_file_once_due(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """flush_stale writes a row out once it has waited FLUSH_S (here 0 s)."""
+    """flush_stale keeps a row back until it has waited FLUSH_S, then writes it out."""
     path = tmp_path / "rows.csv"
     with RowWriter(path, COLUMNS) as writer:
+        monkeypatch.setattr(results, "FLUSH_S", 3600.0)
         writer.write({"status": "SOLVED"})
+        writer.flush_stale()
+        before = len(read_rows(path)[1])
         monkeypatch.setattr(results, "FLUSH_S", 0.0)
         writer.flush_stale()
-        assert 1 == len(read_rows(path)[1])
+        assert (0, 1) == (before, len(read_rows(path)[1]))
 
 
 def test_a_long_wait_flushes_at_once(tmp_path: Path) -> None:

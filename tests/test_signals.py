@@ -38,14 +38,23 @@ def start_run(tmp_path: Path, *specs: str) -> subprocess.Popen[str]:
 
 
 def workers_of(proc: subprocess.Popen[str], count: int) -> list[psutil.Process]:
-    """The run's worker processes, once ``count`` of them have started (10 s at most)."""
+    """The run's worker processes (forks of it: not its git or uname), once ``count`` of
+    them have started (10 s at most)."""
+    harness = psutil.Process(proc.pid)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
-        children = psutil.Process(proc.pid).children(recursive=True)
-        if len(children) >= count:
-            return children
+        workers = [child for child in harness.children() if _same_program(child, harness)]
+        if len(workers) >= count:
+            return workers
         time.sleep(0.05)
     pytest.fail(f"{count} worker(s) did not start")
+
+
+def _same_program(child: psutil.Process, parent: psutil.Process) -> bool:
+    try:
+        return child.name() == parent.name()
+    except psutil.Error:  # gone already: not a worker that lives on
+        return False
 
 
 def alive(processes: list[psutil.Process]) -> list[int]:
@@ -82,7 +91,7 @@ def test_killed_harness_takes_its_workers_with_it(tmp_path: Path) -> None:
     """SIGKILL, which the harness cannot catch: its worker dies too, and is not orphaned."""
     proc = start_run(tmp_path, "sleep-forever")
     workers = workers_of(proc, 1)
-    time.sleep(0.5)
+    time.sleep(0.5)  # the worker is past its warm-up, inside the solve that never ends
     proc.kill()
     proc.communicate(timeout=20)
     assert [] == alive(workers)

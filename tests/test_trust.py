@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import platform
 import signal
 import subprocess
 import sys
@@ -335,6 +337,22 @@ harness.entry.main()
 """
 
 
+def wait_until_reading_stdin(pid: int) -> None:
+    """Until process ``pid`` waits in read(0, ...), as /proc/PID/syscall says on Linux
+    x86-64 (10 s at most); elsewhere a plain second."""
+    syscall = Path(f"/proc/{pid}/syscall")
+    if platform.machine() != "x86_64" or not syscall.exists():
+        time.sleep(1.0)
+        return
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):  # read(2) is call 0; fd 0 is stdin
+            if ["0", "0x0"] == syscall.read_text().split()[:2]:
+                return
+        time.sleep(0.01)
+    pytest.fail(f"process {pid} never read its stdin")
+
+
 @pytest.mark.parametrize("code", [CTRL_C_WHILE_IMPORTING, "import harness.entry as e; e.main()"])
 def test_ctrl_c_while_starting_or_reading_exits_130(code: str) -> None:
     """Ctrl-C while the harness imports, or while it reads stdin: exit 130 and one line,
@@ -344,7 +362,7 @@ def test_ctrl_c_while_starting_or_reading_exits_130(code: str) -> None:
         command, cwd=PROJECT, stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     if code != CTRL_C_WHILE_IMPORTING:
-        time.sleep(1.0)  # started, and waiting for stdin
+        wait_until_reading_stdin(proc.pid)
         proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=20)
     assert (130, "harness: interrupted") == (proc.returncode, err.strip())
