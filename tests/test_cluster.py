@@ -107,8 +107,7 @@ def test_cluster_rows_equal_local_rows(cluster: str, tmp_path: Path) -> None:
 def test_chunks_cut_short_by_their_budgets_still_give_every_row_once(
     cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With no time to spare, every chunk starts one task and gives the rest back: the rows
-    are still those --jobs 2 gives, one per key."""
+    """Chunks with no time to spare start one task each: still --jobs 2's rows, once per key."""
     monkeypatch.setattr(chunks, "PROBE_S", 0.0)
     monkeypatch.setattr(chunks, "BUDGET_FACTOR", 0.0)
     monkeypatch.setattr(chunks, "MIN_CHUNK_S", 0.0)
@@ -166,8 +165,7 @@ def _rows(path: Path) -> int:
 
 @pytest.mark.skipif(DASK is None, reason="the dask command is not installed")
 def test_scheduler_file_with_workers_started_by_hand(tmp_path: Path) -> None:
-    """`dask scheduler` and `dask worker` as separate commands: a daemonic worker is refused
-    with the setting to use; two started with it run the benchmark."""
+    """Workers started by hand: a daemonic one is refused, naming the setting; two with it run."""
     scheduler_file = tmp_path / "scheduler.json"
     started: list[subprocess.Popen] = []
 
@@ -282,6 +280,18 @@ def test_dask_is_imported_without_numpy() -> None:
     assert ["False", "True"] == done.stdout.split(), done.stderr
 
 
+def test_a_dask_dashboard_port_in_use_is_no_news(tmp_path: Path) -> None:
+    """Port 8787 held (by another cluster's dashboard): a local:1 run prints nothing of it."""
+    command = [HARNESS, "run", "-q", "-b", "bitmask", "--cluster", "local:1"]
+    command += ["--out", str(tmp_path / "r.csv"), EASY]
+    with socket.socket() as dashboard:
+        with contextlib.suppress(OSError):  # held already: as good
+            dashboard.bind(("", 8787))
+            dashboard.listen()
+        done = subprocess.run(command, capture_output=True, text=True)
+    assert (0, "") == (done.returncode, done.stderr)
+
+
 def test_a_failed_cluster_run_leaves_no_thread_running(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -306,13 +316,12 @@ def test_cluster_resumes_a_local_run(cluster: str, tmp_path: Path) -> None:
 
 
 def test_local_cluster_run_records_every_host(tmp_path: Path) -> None:
-    """--cluster local:2 starts its own cluster; the metadata names it, each host's machine
-    and versions, and what differs between hosts. (Run as a command: the process holding
-    the Dask client is forked from the harness, which must not have used Dask before.)"""
+    """--cluster local:2 starts a cluster: the metadata names it, every host and what differs."""
     import json
 
     out = tmp_path / "r.csv"
     command = [HARNESS, "run", "-q", "-b", "norvig", "--cluster", "local:2", "--out", str(out)]
+    # a command: the Dask client's process is forked from a harness that never used Dask
     done = subprocess.run([*command, EASY], capture_output=True, text=True, timeout=120)
     assert (0, "") == (done.returncode, done.stderr)
     meta = json.loads(out.with_name("r.meta.json").read_text())
@@ -323,8 +332,7 @@ def test_local_cluster_run_records_every_host(tmp_path: Path) -> None:
 
 
 def test_bad_input_stops_a_cluster_run_that_started_dask(tmp_path: Path) -> None:
-    """A bad puzzle line, found while Dask starts in the background: the usual one line and
-    exit 2, no traceback from the process starting Dask, which is stopped."""
+    """A bad puzzle line while Dask starts: one line, exit 2, no traceback, and Dask is stopped."""
     bad = tmp_path / "bad.txt"
     bad.write_text("1234\n")
     command = [HARNESS, "run", "-q", "--cluster", "local:2", "--out", str(tmp_path / "r.csv")]
@@ -335,8 +343,7 @@ def test_bad_input_stops_a_cluster_run_that_started_dask(tmp_path: Path) -> None
 
 
 def test_background_start_is_taken_over_and_closed(cluster: str) -> None:
-    """start_in_background connects in its own process; connect takes that connection
-    over and only stops it on exit; start_in_background's exit waits for its end."""
+    """connect takes over the background start's connection: closed on exit, its process ended."""
     target = ClusterTarget(cluster)
     with start_in_background(target) as started:
         with connect(target) as connection:
@@ -355,8 +362,7 @@ def test_connect_alone_waits_for_the_end(cluster: str) -> None:
 
 
 def test_background_start_fails_when_joined() -> None:
-    """A scheduler that does not answer: the start returns at once, and its one-line error
-    comes when the connection is joined, within a few seconds; nothing is left running."""
+    """A dead scheduler: start returns at once, join raises within seconds; nothing left running."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -371,8 +377,7 @@ def test_background_start_fails_when_joined() -> None:
 
 
 def test_run_chunk_sends_on_what_a_local_pool_gives(fake_backends: dict) -> None:
-    """run_chunk's undecoded answers, decoded in the harness, equal a local pool's outcomes
-    (a solve, and a TIMEOUT the pool decides), each naming this host."""
+    """run_chunk's answers, decoded in the harness, equal a local pool's, each naming this host."""
     import pickle
 
     tasks = [Task("bitmask", pattern_puzzle(3, 3), 2, 5.0, 0)]
@@ -415,8 +420,7 @@ def test_run_chunk_starts_no_task_after_its_budget(fake_backends: dict) -> None:
 
 
 def test_chunker_sends_tasks_given_back_first_in_their_order() -> None:
-    """Tasks a chunk did not start come back before every other, in order; each is handed
-    out once more, and every task once in all."""
+    """Tasks a chunk gave back are handed out first, in order: every task once in all."""
     chunker = Chunker(_chunker_tasks(300), threads=2)
     probe = chunker.next()
     chunker.learn("mrv", _timed(probe[:1], 0.001))

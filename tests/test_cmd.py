@@ -114,8 +114,7 @@ def test_readme_tiny_solvers_count_to_the_limit(name: str, tmp_path: Path) -> No
     ],
 )
 def test_misbehaving_solver(tmp_path: Path, mode: str, status: str, message: str) -> None:
-    """Hang, fork and hang, crash, garbage: the right status in time, then the next puzzle
-    is solved by a fresh solver, and no process is left behind."""
+    """Hang, fork and hang, crash, garbage: the right status in time, a fresh solver; none left."""
     start = time.perf_counter()
     _, rows = run(tmp_path, fake(mode), three_puzzles(tmp_path), "--timeout", "1")
     elapsed = time.perf_counter() - start

@@ -72,8 +72,7 @@ def test_z3_is_marked_slow_and_reports_sat_statistics() -> None:
 
 
 def test_z3_solving_twice_leaves_the_model_unchanged() -> None:
-    """The blocking constraint lives in a push/pop scope: solved again, a puzzle with exactly
-    two solutions still has two."""
+    """A two-solution puzzle solved twice: two both times, the blocking constraint popped."""
     needs(Z3Backend)
     backend = Z3Backend()
     encoded = backend.encode(Puzzle.parse("....34.2..43432."))  # cells swap 1 and 2, no more

@@ -243,8 +243,7 @@ def test_builtin_runs_never_read_entry_points(
 
 
 def test_a_name_declared_twice_keeps_the_first(broken_plugins: Path) -> None:
-    """When two distributions declare `template`, the one found first is used and the other
-    is listed unavailable, naming the first."""
+    """`template` declared twice: the first found is used; the other is unavailable, naming it."""
     info = broken_plugins / "other_plugins-2.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: other-plugins\nVersion: 2.0\n")

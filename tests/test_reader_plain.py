@@ -139,8 +139,7 @@ line = st.one_of(
 def test_fast_path_reads_what_the_general_path_reads(
     lines: list[str], newline: str, bom: bool, last_newline: bool, batch: int, min_run: int
 ) -> None:
-    """Mixed files (any newline, a BOM or not, a last line break or not), parsed in batches
-    of any size, the fast path taken by stretches of any length: the same results."""
+    """Mixed files, any batch size, fast-path stretch of any length: the general path's results."""
     text = newline.join(lines) + (newline if last_newline else "")
     data = ("\ufeff" if bom else "").encode() + text.encode("utf-8", "surrogatepass")
     fast, general = both(data, batch, min_run)
@@ -181,11 +180,10 @@ def test_fast_path_explains_a_repeated_digit() -> None:
 
 
 def test_plain_kinds() -> None:
-    """Plain lines are told by their side, blank and comment lines are neutral; anything
-    else, even close, is other (with and without a line too long in the batch)."""
+    """Plain lines are told by side, blank and comment lines are neutral; anything else is other."""
     lines = [f"{PUZ}\n", f"{PUZ16.lower()}\n", f"{PUZ25}\n", "\n", "# x\n", f"{PUZ} \n"]
     assert ("abc--.-.", None) == plain_kinds([*lines, "  \n", f"{PUZ4}\n"])
-    assert ("abc--..", None) == plain_kinds([*lines, None])
+    assert ("abc--..", None) == plain_kinds([*lines, None])  # None: a line too long
 
 
 def test_plain_kinds_of_a_uniform_batch() -> None:
@@ -208,8 +206,7 @@ def test_plain_puzzles_between_blank_lines_and_comments() -> None:
 
 
 def test_no_collection_follows_reading(tmp_path: Path) -> None:
-    """Reading 1000 puzzles starts no collection, then or at the next allocations: what it
-    made went to the collector's oldest generation."""
+    """Reading 1000 puzzles: no collection starts, then or at the next allocations."""
     path = tmp_path / "p.txt"
     path.write_text(f"{PUZ}\n{PUZ2}\n" * 500)
     started: list[int] = []

@@ -169,8 +169,7 @@ def test_pool_replaces_killed_worker(fake_backends: dict) -> None:
 
 
 def test_timeout_falls_on_the_task_running_behind_unsent_answers(fake_backends: dict) -> None:
-    """Quick answers not yet sent when a later task hangs: that task is the TIMEOUT, timed
-    from its own start; the quick ones are answered once each."""
+    """A task hangs behind unsent answers: it alone is the TIMEOUT, timed from its own start."""
     puzzle = pattern_puzzle(2, 2)
     kinds = ["counting"] * 20 + ["sleep-forever"] + ["counting"] * 5
     tasks = [Task(kind, puzzle, timeout=0.3, tag=i) for i, kind in enumerate(kinds)]

@@ -196,8 +196,7 @@ def test_the_environment_outside_git_has_no_git_sha(
 def test_results_are_kept_only_when_the_process_ends_at_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """keep_until_exit holds objects under the console script (which ends with os._exit),
-    and nothing in a process that lives on, such as a test's."""
+    """keep_until_exit holds objects only when the process ends with os._exit, not in a test's."""
     monkeypatch.setattr(entry, "_KEPT", [])
     entry.keep_until_exit("rows")
     monkeypatch.setattr(entry, "_ENDS_AT_ONCE", True)

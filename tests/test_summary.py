@@ -206,8 +206,7 @@ def test_the_real_runs_cover_what_they_should(runs: dict) -> None:
 def test_a_run_with_every_kind_of_row_prints_what_pandas_computes(
     tmp_path: Path, fake_backends: dict
 ) -> None:
-    """Repeats of two real backends (native statistics, UNSAT) and two failing ones
-    (ERROR, TIMEOUT), on two datasets: printed as pandas computes it, to the bit."""
+    """Repeats of two real and two failing backends: printed as pandas computes it, to the bit."""
     csv = tmp_path / "mixed.csv"
     args = ["run", "-q", "-b", "dlx", "-b", "mrv", "-b", "raises", "-b", "watches-clock"]
     args += ["--repeat", "2", "--timeout", "0.02", "--out", str(csv)]
@@ -304,8 +303,7 @@ def same_bits(x: float, y: float) -> bool:
 
 
 def test_counters_median_mean_and_max_are_pandas() -> None:
-    """Whole numbers (tallied), fractions, zeros, NaN, as numbers or text: pandas' median,
-    mean and max."""
+    """Whole numbers, fractions, zeros, NaN, as numbers or text: pandas' median, mean and max."""
     rng = random.Random(5)
     cases = [[0.0] * 9, [-0.0, 0.0, 1.0], [math.nan] * 3, [2.0**52, 1.0, 3.0]]
     cases += [[-3.0, 3.0], [2.5, 1.0, math.nan, 7.0], [1e300, 1e300, 1.0]]

@@ -100,8 +100,7 @@ def wait_for(path: Path, seconds: float = 15) -> None:
 def test_second_run_on_a_busy_out_is_refused_and_the_hint_is_whole(
     tmp_path: Path, fake_backends: dict
 ) -> None:
-    """A run or a --resume on a CSV another run is writing: one line, exit 2, rows intact;
-    the interrupted run's hint gives the whole command."""
+    """A run or --resume on a busy CSV: one line, exit 2; the interrupted run's hint is whole."""
     data = puzzle_file(tmp_path / "p.txt")
     out = tmp_path / "run.csv"
     args = ["-b", "counting", "-b", "sleep-forever", "--timeout", "60", "--seed", "3"]
@@ -208,8 +207,7 @@ def test_solved_counts_against_the_puzzles_planned() -> None:
 
 
 def test_run_baseline_only_common_judges_the_puzzles_of_both(tmp_path: Path) -> None:
-    """run --baseline on a shorter copy of the baseline's file: fewer answered is a
-    regression, unless --only-common judges only the puzzles both runs have."""
+    """run --baseline on a shorter copy of the file: a regression, unless --only-common."""
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     full = puzzle_file(tmp_path / "a" / "p.txt", 4)
@@ -239,8 +237,7 @@ def test_count_above_the_limit_is_error(tmp_path: Path, fakes: None) -> None:
 
 
 def test_a_disputed_count_is_settled_by_the_harness(tmp_path: Path, fakes: None) -> None:
-    """Under limit 2, 'unique' against mrv's 'two' with the same grid: the unique claim is
-    WRONG (the harness finds a second solution), mrv's stays SOLVED, exit 3."""
+    """Under limit 2, a 'unique' claim on a two-solution puzzle: WRONG, mrv's SOLVED, exit 3."""
     grid = pattern_puzzle(2, 0).to_string()
     data = tmp_path / "p.txt"
     data.write_text("." * 8 + grid[8:] + "\n")  # two rows left open: more than one solution
@@ -355,8 +352,7 @@ def wait_until_reading_stdin(pid: int) -> None:
 
 @pytest.mark.parametrize("code", [CTRL_C_WHILE_IMPORTING, "import harness.entry as e; e.main()"])
 def test_ctrl_c_while_starting_or_reading_exits_130(code: str) -> None:
-    """Ctrl-C while the harness imports, or while it reads stdin: exit 130 and one line,
-    never a traceback or click's 'Aborted!'."""
+    """Ctrl-C while importing or reading stdin: exit 130, one line, no traceback or 'Aborted!'."""
     command = [sys.executable, "-c", code, "run", "-q", "-"]
     proc = subprocess.Popen(
         command, cwd=PROJECT, stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -374,8 +370,7 @@ def test_ctrl_c_while_starting_or_reading_exits_130(code: str) -> None:
 def test_formula_cells_are_escaped_and_read_back_raw(
     tmp_path: Path, fakes: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A dataset named =HYPERLINK(...) and a message '=1+1' are written with a leading ',
-    and harness check reads the raw values back."""
+    """A =HYPERLINK(...) dataset and a formula message are written with a leading ': read raw."""
     monkeypatch.chdir(tmp_path)
     data = puzzle_file(Path('=HYPERLINK("x").txt'), 1)
     out = tmp_path / "r.csv"

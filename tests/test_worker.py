@@ -158,8 +158,7 @@ def test_process_started_in_a_new_session_dies_with_the_run(
 
 
 def test_a_pools_only_worker_gets_a_longer_queue() -> None:
-    """Once tasks take 1 ms, a pool's only worker is kept SOLO_AHEAD_S of them queued; each
-    of two workers only QUEUE_AHEAD_S, so that none strands tasks at the end of a run."""
+    """1 ms tasks: a pool's only worker queues SOLO_AHEAD_S of them; each of two, QUEUE_AHEAD_S."""
     stub = types.SimpleNamespace(mean_task_s=0.001)
     stub.depth = types.MethodType(handle.WorkerHandle.depth, stub)
     expected = (int(pool.SOLO_AHEAD_S / 0.001), int(handle.QUEUE_AHEAD_S / 0.001))

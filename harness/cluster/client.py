@@ -68,7 +68,10 @@ def _client(target: ClusterTarget) -> Iterator[Any]:
                         n_workers=local,
                         threads_per_worker=1,
                         processes=True,
-                        dashboard_address=None,  # never imports bokeh, when installed
+                        # no dashboard (nor bokeh's import, when installed); Dask's HTTP
+                        # server on any free port, not 8787, which another cluster may hold
+                        dashboard_address=":0",
+                        scheduler_kwargs={"dashboard": False},
                         silence_logs=logging.ERROR,
                     )
                 )
