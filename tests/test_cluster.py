@@ -315,6 +315,25 @@ def test_cluster_resumes_a_local_run(cluster: str, tmp_path: Path) -> None:
     assert {"SOLVED"} == {r["status"] for r in rows.values()}
 
 
+def test_ctrl_c_on_a_cluster_run_is_the_harness_s_lines_alone(tmp_path: Path) -> None:
+    """Ctrl-C to the whole process group mid-run: exit 130, the resume hint, no traceback."""
+    out = tmp_path / "r.csv"
+    command = [HARNESS, "run", "-b", "naive", "--timeout", "3", "--cluster", "local:2"]
+    run = subprocess.Popen(
+        [*command, "--out", str(out), HARD],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal gives a command
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and _rows(out) < 3:
+        time.sleep(0.05)
+    os.killpg(run.pid, signal.SIGINT)
+    _, stderr = run.communicate(timeout=60)
+    assert (130, True, False) == (run.returncode, "--resume" in stderr, "Traceback" in stderr)
+
+
 def test_local_cluster_run_records_every_host(tmp_path: Path) -> None:
     """--cluster local:2 starts a cluster: the metadata names it, every host and what differs."""
     import json

@@ -7,6 +7,7 @@ import contextlib
 import logging
 import multiprocessing
 import queue
+import signal
 import sys
 import threading
 import time
@@ -125,6 +126,10 @@ def _serve(target: ClusterTarget, pipe: Connection, harness_end: Connection) -> 
     closes its end of ``pipe`` or ends. Should the cluster fail after the answer, it says
     ``("failed", None, message)``: never a traceback on the harness's terminal."""
     harness_end.close()  # else this process, and the workers it forks, would hold it open
+    # Ctrl-C reaches the whole process group: the harness alone answers it (it says what
+    # it did and closes the pipe, which stops this process). Here and in the Dask workers
+    # this process forks (which keep this setting), it would only print Dask's tracebacks.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     ready = False
     try:
         with _client(target) as client:
@@ -135,8 +140,6 @@ def _serve(target: ClusterTarget, pipe: Connection, harness_end: Connection) -> 
     except ClusterError as exc:
         _tell_failure(pipe, ready, str(exc))
     except OSError:  # the harness closed its end first (its run stopped early): nothing to say
-        pass
-    except KeyboardInterrupt:  # Ctrl-C reaches every process; the harness says what it did
         pass
     except Exception as exc:  # Dask's own (a worker without the harness installed, ...)
         reason = ": ".join(filter(None, (type(exc).__name__, _first_line(exc))))
