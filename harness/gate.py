@@ -22,6 +22,10 @@ Rules, applied per backend x dataset, in this order:
    paired test is the right one; a Mann-Whitney U test would ignore the pairing) gives
    p < ``alpha`` (default 0.01). Small wobbles pass (exit 1 otherwise).
 
+5. **Something compared.** When no backend x dataset is in both runs (a misspelt backend,
+   ``only_common`` on runs with nothing in common), nothing was judged, and the gate fails
+   with "nothing compared" (exit 1) instead of holding.
+
 With ``--repeat`` the repeats of a puzzle are reduced to their median for rules 2 and 4.
 Datasets match by file name when that is unambiguous (see :func:`same_dataset_names`).
 Exit codes are :class:`harness.exit_codes.CheckExit`.
@@ -61,13 +65,16 @@ class Finding:
 class GateResult:
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # how time was judged, what was left out
+    #: (backend, dataset) pairs both runs have. With none, nothing was judged, and a gate
+    #: that judged nothing must not hold (a misspelt backend would pass a CI job).
+    compared: int = 0
 
     @property
     def exit_code(self) -> CheckExit:
         verdicts = {f.verdict for f in self.findings}
         if "WRONG" in verdicts:
             return CheckExit.WRONG
-        if "REGRESSION" in verdicts:
+        if "REGRESSION" in verdicts or not self.compared:
             return CheckExit.REGRESSION
         return CheckExit.OK
 
@@ -82,9 +89,11 @@ class GateResult:
             CheckExit.OK: "holds",
             CheckExit.REGRESSION: "REGRESSION",
             CheckExit.WRONG: "WRONG ANSWERS",
-        }
+        }[self.exit_code]
+        if not self.compared and self.exit_code == CheckExit.REGRESSION:
+            verdict = "NOTHING COMPARED: no backend on a dataset is in both runs"
         notes = [f"- {note}" for note in self.notes]
-        head = [f"**harness check: {verdict[self.exit_code]}**", ""]
+        head = [f"**harness check: {verdict}**", ""]
         return "\n".join([*head, *notes, *([""] if notes else []), header, *lines])
 
 
@@ -203,6 +212,7 @@ def compare(
 
         old, cur = part(old_p), part(new_p)
         findings, in_both = _answers(old, cur, scope is not None and backend not in scope)
+        result.compared += in_both
         if in_both and _is_deterministic(backend, known):
             findings += _counter_findings(part(baseline), part(new), tolerance)
         if in_both and compare_time:

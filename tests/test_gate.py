@@ -210,6 +210,23 @@ def test_only_common_skips_a_backend_the_new_run_lacks(tmp_path: Path) -> None:
     assert "--only-common: 40 row(s) not in both runs left out" in result.output
 
 
+def test_runs_with_nothing_in_common_do_not_hold(tmp_path: Path) -> None:
+    """No backend in both runs, with --only-common too: nothing compared, exit 1, not holds."""
+    times = base_times()
+    old = write_run(tmp_path / "old.csv", frame(times, [10] * 40), 0.001)
+    new = write_run(tmp_path / "new.csv", frame(times, [10] * 40).assign(backend="ac3"), 0.001)
+    results = [check(old, new, *extra) for extra in ((), ("--only-common",))]
+    assert [1, 1] == [result.exit_code for result in results]
+    assert all("NOTHING COMPARED" in result.output for result in results)
+
+
+def test_a_backend_not_asked_for_and_one_new_compare_nothing() -> None:
+    """The run's only backend is new, the baseline's was not asked for: nothing compared."""
+    times = base_times()
+    old, new = frame(times, [10] * 40), frame(times, [10] * 40).assign(backend="ac3")
+    assert gate.EXIT_REGRESSION == gate.compare(old, new, scope={"ac3"}).exit_code
+
+
 def test_one_changed_repeat_out_of_five_is_a_change(tmp_path: Path) -> None:
     """Counters compare per repeat: one repeat's nodes differing fails, though medians agree."""
     times = base_times(10)

@@ -79,4 +79,6 @@ def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, pale
     overall = {gate.EXIT_OK: "holds", gate.EXIT_REGRESSION: "REGRESSION"}.get(
         verdict.exit_code, "WRONG ANSWERS"
     )
+    if not verdict.compared:
+        overall = "NOTHING COMPARED"
     return html.baseline_section(overall, findings, pd.DataFrame(ratios), plots.svg(figure, "b"))
