@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,17 @@ def test_run_writes_csv_and_table(puzzles: Path, tmp_path: Path) -> None:
     assert 0 == result.exit_code
     assert "2/2" in result.output
     assert ["SOLVED", "SOLVED"] == [r["status"] for r in read_rows(out)[1]]
+
+
+def test_runs_of_the_same_second_get_their_own_default_out(
+    puzzles: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two runs without --out in one second: both exit 0, into p-DATE.csv and p-DATE-2.csv."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(time, "strftime", lambda _: "20261125-112519")
+    codes = [invoke("run", "-q", "-b", "mrv", str(puzzles)).exit_code for _ in range(2)]
+    written = sorted(path.name for path in (tmp_path / "results").glob("*.csv"))
+    assert ([0, 0], ["p-20261125-112519-2.csv", "p-20261125-112519.csv"]) == (codes, written)
 
 
 def test_run_reads_stdin(tmp_path: Path) -> None:

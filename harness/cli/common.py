@@ -193,4 +193,11 @@ def file_stems(files: Sequence[str]) -> str:
 
 
 def default_out(files: Sequence[str]) -> Path:
-    return RESULTS_DIR / f"{file_stems(files)}-{time.strftime('%Y%m%d-%H%M%S')}.csv"
+    """``results/FILES-DATE-TIME.csv``; with ``-2``, ``-3``, ... before ``.csv`` when an
+    earlier run of the same second has that name."""
+    name = f"{file_stems(files)}-{time.strftime('%Y%m%d-%H%M%S')}"
+    path, n = RESULTS_DIR / f"{name}.csv", 1
+    while path.exists():
+        n += 1
+        path = RESULTS_DIR / f"{name}-{n}.csv"
+    return path
