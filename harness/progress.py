@@ -57,6 +57,7 @@ class Progress:
         #: them (``first``: when, and the count then), so the start-up is left out.
         self.solved = 0
         self.first: tuple[float, int] | None = None
+        self.resumed = 0  #: steps a resumed run had already (no row, no status counted)
 
     def __enter__(self) -> Progress:
         self.start = self.clock()
@@ -78,7 +79,9 @@ class Progress:
     def update(self, steps: int = 1, row: Mapping[str, Any] | None = None) -> None:
         """``steps`` more finished; ``row`` (optional) is the row just written."""
         self.done += steps
-        if row is not None:
+        if row is None:
+            self.resumed += steps
+        else:
             self.current = f"{row.get('backend', '')} on {row.get('dataset', '')}"
             status = str(row.get("status", ""))
             counted = COUNTED.get(status)
@@ -121,9 +124,15 @@ class Progress:
         return duration((now - since) / (self.solved - solved) * (self.total - self.done))
 
     def final_line(self) -> str:
-        """What the run did, in how long: ``done: 950 rows in 5:20; timeouts 3, ...``."""
+        """What the run did, in how long: ``done: 950 rows in 5:20; timeouts 3, ...``; for
+        a resumed run, ``done: 40 new rows and 910 from before in 0:12; timeouts 1, ...
+        in the new``: its counts are of the rows it wrote."""
         elapsed = duration(self.clock() - self.start)
-        return f"done: {count(self.done)} rows in {elapsed}; {self._counts()}"
+        if not self.resumed:
+            return f"done: {_rows(self.done)} in {elapsed}; {self._counts()}"
+        new = _rows(self.done - self.resumed, "new ")
+        before = f"{count(self.resumed)} from before"
+        return f"done: {new} and {before} in {elapsed}; {self._counts()} in the new"
 
     def _counts(self) -> str:
         return ", ".join(f"{name} {count(n)}" for name, n in self.counts.items())
@@ -134,6 +143,11 @@ class Progress:
     def _write(self, text: str) -> None:
         self.stream.write(text)
         self.stream.flush()
+
+
+def _rows(n: int, kind: str = "") -> str:
+    """``1 row``, ``2 rows``; with ``kind`` ``new ``: ``2 new rows``."""
+    return f"{count(n)} {kind}{'row' if n == 1 else 'rows'}"
 
 
 def _shortened(current: str, room: int | None) -> str:

@@ -98,9 +98,10 @@ def test_missing_file_is_one_line(tmp_path: Path) -> None:
 
 
 def test_wrong_answer_exit_code(puzzles: Path, tmp_path: Path, fake_backends: dict) -> None:
-    """A WRONG answer makes the run exit 3."""
+    """A WRONG answer makes the run exit 3, with a line naming the checker's reason."""
     result = invoke("run", "-q", "-b", "wrong-grid", "--out", str(tmp_path / "r.csv"), str(puzzles))
     assert EXIT_WRONG == result.exit_code
+    assert "WRONG: 1 row(s); most common reason (1): r1c1 changes the given 4" in result.output
 
 
 def test_backend_error_exit_code(puzzles: Path, tmp_path: Path, fake_backends: dict) -> None:

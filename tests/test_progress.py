@@ -48,6 +48,25 @@ def test_the_eta_leaves_out_resumed_and_unavailable_rows() -> None:
     assert progress.line().startswith("solving 921/1,000 92% 0:40, ETA 1:19;")
 
 
+def test_a_resumed_run_s_total_counts_the_new_rows_apart() -> None:
+    """900 rows from before, 100 new, 1 of them a timeout: the total line says which is which."""
+    clock, out = Clock(), io.StringIO()
+    with Progress(1000, stream=out, clock=clock, tty=False) as progress:
+        progress.update(900, None)
+        progress.update(1, row("TIMEOUT"))
+        progress.update(99, row("SOLVED"))
+        clock.now = 12.0
+    expected = "done: 100 new rows and 900 from before in 0:12; timeouts 1, errors 0, wrong 0"
+    assert expected + " in the new" == out.getvalue().splitlines()[-1]
+
+
+def test_one_row_is_one_row() -> None:
+    """The total of a one-row run: '1 row', not '1 rows'."""
+    progress = Progress(1, stream=io.StringIO(), clock=Clock(), tty=False)
+    progress.update(1, row("SOLVED"))
+    assert progress.final_line().startswith("done: 1 row in 0:00;")
+
+
 def test_the_eta_leaves_out_the_time_before_the_first_step() -> None:
     """A 30 s start, then a step a second: the ETA is a second a step left."""
     clock = Clock()

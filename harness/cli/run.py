@@ -324,9 +324,9 @@ def _solve(
 
 
 def failure_summary(rows: Sequence[Mapping[str, str]]) -> list[str]:
-    """One line per failing status (ERROR, MEMOUT) naming its most common reason."""
+    """One line per failing status (WRONG, ERROR, MEMOUT) naming its most common reason."""
     lines = []
-    for status in (Status.ERROR.value, Status.MEMOUT.value):
+    for status in (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value):
         messages = [r.get("message") or "(no message)" for r in rows if r["status"] == status]
         if not messages:
             continue
