@@ -12,6 +12,7 @@ never reads the entry points.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from typing import Any
 
@@ -68,8 +69,12 @@ def backend_class(name: str) -> type[Backend]:
 
     found = plugins.plugin(name, REGISTRY)
     if found is None:
-        valid = ", ".join(sorted({*REGISTRY, *plugins.names()}))
-        raise UnknownBackendError(f"unknown backend {name!r}; valid backends: {valid}")
+        names = sorted({*REGISTRY, *plugins.names()})
+        close = difflib.get_close_matches(name, names, n=1)
+        guess = f" (did you mean {close[0]!r}?)" if close else ""
+        raise UnknownBackendError(
+            f"unknown backend {name!r}{guess}; valid backends: {', '.join(names)}"
+        )
     if found.cls is None:
         raise BackendUnavailableError(
             f"backend {name!r} from {found.origin} is unavailable: {found.reason}"

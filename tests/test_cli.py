@@ -53,6 +53,14 @@ def test_run_reads_stdin(tmp_path: Path) -> None:
     assert (0, "-") == (result.exit_code, read_rows(out)[1][0]["dataset"])
 
 
+def test_a_misspelt_backend_gets_the_closest_name(puzzles: Path) -> None:
+    """'mvr' for 'mrv': the error suggests mrv, then lists the valid names, exit 2."""
+    result = invoke("run", "-b", "mvr", str(puzzles))
+    first = result.output.split(",")[0]  # the valid names' list starts with ac3
+    expected = "harness: error: unknown backend 'mvr' (did you mean 'mrv'?); valid backends: ac3"
+    assert (EXIT_USAGE, expected) == (result.exit_code, first)
+
+
 def test_unknown_backend_lists_valid_names(puzzles: Path) -> None:
     """An unknown backend is one line naming it and the valid choices, exit 2."""
     result = invoke("run", "-b", "nosuch", str(puzzles))
