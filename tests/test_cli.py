@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from harness import runner
 from harness.cli import EXIT_ERROR, EXIT_USAGE, EXIT_WRONG, main
+from harness.cli.run import resume_command
 from harness.results import read_rows
 from tests.conftest import pattern_puzzle
 
@@ -206,3 +209,21 @@ def test_a_file_named_twice_is_measured_once(puzzles: Path, tmp_path: Path) -> N
     again = puzzles.parent / "." / puzzles.name
     result = invoke("run", "-q", "-b", "mrv", "--out", str(out), str(puzzles), str(again))
     assert (0, 2) == (result.exit_code, len(read_rows(out)[1]))
+
+
+def test_the_resume_hint_fits_100_columns_and_the_shell_reads_it_whole(tmp_path: Path) -> None:
+    """A long resume command is broken with backslashes: bash reads back every argument."""
+    out = tmp_path / "my results" / "a run.csv"
+    datasets = [str(tmp_path / f"puzzle file {k}.txt") for k in range(3)]
+    backends = runner.resolve_backends(["mrv", "norvig:pairs=hidden", "ac3"])
+    config = runner.RunConfig(backends, out, jobs=2, datasets=datasets)
+    hint = resume_command(config)
+    script = f'for word in {hint.strip()}; do printf "%s\\0" "$word"; done'
+    read = subprocess.run(["bash", "-c", script], capture_output=True, text=True).stdout
+    expected = ["harness", "run", "-b", "mrv", "-b", "norvig:pairs=hidden", "-b", "ac3"]
+    expected += ["--timeout", "30", "--memory-limit", "2048", "--limit-solutions", "1"]
+    expected += ["--repeat", "1", "--jobs", "2", "--seed", "0", "--resume", "--out", str(out)]
+    assert (expected + datasets, []) == (
+        read.split("\0")[:-1],
+        [line for line in hint.splitlines() if len(line) > 100],
+    )

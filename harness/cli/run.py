@@ -285,21 +285,31 @@ def _note_jobs(jobs: int, quiet: bool) -> None:
         )
 
 
-def resume_command(config: runner.RunConfig) -> str:
-    """The whole command that completes ``config``'s run, for the interrupt hint."""
-    args = ["harness", "run"]
-    args += [a for c in config.backends for a in ("-b", c.spec)]
-    args += ["--timeout", f"{config.timeout:g}", "--memory-limit", f"{config.memory_limit_mib:g}"]
-    args += ["--limit-solutions", str(config.limit), "--repeat", str(config.repeat)]
+def resume_command(config: runner.RunConfig, width: int = 100) -> str:
+    """The whole command that completes ``config``'s run, for the interrupt hint: indented
+    2, and broken with `` \\`` between an option and the next so no line passes ``width``
+    columns (a shell runs it, pasted, as one line)."""
+    units = [["harness", "run"], *(["-b", c.spec] for c in config.backends)]
+    units += [
+        ["--timeout", f"{config.timeout:g}"],
+        ["--memory-limit", f"{config.memory_limit_mib:g}"],
+    ]
+    units += [["--limit-solutions", str(config.limit)], ["--repeat", str(config.repeat)]]
     if config.cluster is None:
-        args += ["--jobs", str(config.jobs)]
+        units.append(["--jobs", str(config.jobs)])
     elif config.cluster.scheduler_file is not None:
-        args += ["--scheduler-file", str(config.cluster.scheduler_file)]
+        units.append(["--scheduler-file", str(config.cluster.scheduler_file)])
     else:
-        args += ["--cluster", str(config.cluster.address)]
-    args += ["--seed", str(config.seed)]
-    args += ["--resume", "--out", str(config.out), *config.datasets]
-    return shlex.join(args)
+        units.append(["--cluster", str(config.cluster.address)])
+    units += [["--seed", str(config.seed)], ["--resume"], ["--out", str(config.out)]]
+    units += [[dataset] for dataset in config.datasets]
+    lines = [""]
+    for unit in map(shlex.join, units):
+        room = width - (2 if len(lines) == 1 else 4) - len(" \\")
+        if lines[-1] and len(lines[-1]) + 1 + len(unit) > room:
+            lines.append("")
+        lines[-1] = f"{lines[-1]} {unit}".lstrip()
+    return " \\\n".join(("  " if i == 0 else "    ") + line for i, line in enumerate(lines))
 
 
 def _solve(
@@ -317,7 +327,7 @@ def _solve(
     except KeyboardInterrupt as stop:
         click.echo(
             f"\ninterrupted; the rows so far are in {config.out}; complete it with --resume:\n"
-            f"  {resume_command(config)}",
+            f"{resume_command(config)}",
             err=True,
         )
         sys.exit(interrupted_code(stop))
