@@ -131,6 +131,11 @@ def counter_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in COUNTERS if c in frame.columns] + sorted(native)
 
 
+def p_value(p: float) -> str:
+    """``p=0.012``, or ``p<0.001`` below that (never an exponent: 6.2e-09 reads as noise)."""
+    return "p<0.001" if p < 0.001 else f"p={p:.2g}"
+
+
 def _fmt(value: float) -> str:
     """A figure for the table: whole numbers (counters) exactly, others to 4 digits."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -320,7 +325,7 @@ def _time_finding(pairs: pd.DataFrame, scale: float, time_ratio: float, alpha: f
     return (
         check,
         _fmt(m_old * 1000),
-        f"{_fmt(m_new * 1000)} (x{ratio:.3g}, p={p:.2g}, {len(answered)} pairs)",
+        f"{_fmt(m_new * 1000)} (x{ratio:.3g}, {p_value(p)}, {len(answered)} pairs)",
         "REGRESSION" if slow else "ok",
     )
 

@@ -210,6 +210,13 @@ def test_only_common_skips_a_backend_the_new_run_lacks(tmp_path: Path) -> None:
     assert "--only-common: 40 row(s) not in both runs left out" in result.output
 
 
+def test_p_values_never_show_an_exponent() -> None:
+    """p below 0.001 is 'p<0.001'; above, two significant figures."""
+    assert ["p<0.001", "p=0.001", "p=0.012", "p=1"] == [
+        gate.p_value(p) for p in (6.2e-09, 0.001, 0.0123, 1.0)
+    ]
+
+
 def test_runs_with_nothing_in_common_do_not_hold(tmp_path: Path) -> None:
     """No backend in both runs, with --only-common too: nothing compared, exit 1, not holds."""
     times = base_times()
