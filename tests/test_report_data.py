@@ -143,3 +143,16 @@ def test_verdict_per_backend_is_the_worst_check() -> None:
     assert [("a", "REGRESSION", "nodes"), ("b", "ok", "")] == list(
         zip(table["backend"], table["verdict"], table["checks"], strict=True)
     )
+
+
+@pytest.mark.parametrize(("pinned", "reaches"), [(False, False), (True, True)])
+def test_scatter_axes_reach_the_timeout_only_for_it(pinned: bool, reaches: bool) -> None:
+    """Points far under the timeout: the axes end near them; one pinned: they reach it."""
+    pytest.importorskip("matplotlib", reason="plots need pip install 'sudoku-harness[report]'")
+    from harness.report import plots
+
+    pairs = pd.DataFrame(
+        {"x": [0.001, 0.002], "y": [0.003, TIMEOUT if pinned else 0.001], "wrong": [False] * 2}
+    ).assign(pinned_x=False, pinned_y=[False, pinned])
+    figure = plots.scatter(pairs, "a", "b", TIMEOUT, "t")
+    assert reaches == (figure.axes[0].get_xlim()[1] >= TIMEOUT * 1000)

@@ -89,6 +89,11 @@ def cactus(
     return figure
 
 
+#: A scatter plot's axes reach the timeout only if the slowest point is within this factor
+#: of it (or some puzzle is pinned at it).
+SCATTER_TIMEOUT_NEAR = 100
+
+
 def scatter(pairs: pd.DataFrame, a: str, b: str, timeout: float, title: str) -> Figure:
     """Per puzzle, a's time (x) against b's (y), log-log, with the diagonal; unanswered
     puzzles at the timeout (hollow), WRONG answers as red crosses."""
@@ -118,12 +123,20 @@ def scatter(pairs: pd.DataFrame, a: str, b: str, timeout: float, title: str) -> 
             label="WRONG",
             gid="scatter:wrong",
         )
-    low = min(x.min(), y.min(), limit) / 2 if len(pairs) else limit / 1000
-    high = limit * 1.5
+    top = max(x.max(), y.max()) if len(pairs) else limit
+    # the timeout's lines only where points are pinned at it or it is near the slowest one:
+    # else the axes would run orders of magnitude past every point, squeezed in a corner
+    near = bool(pinned.any()) or top * SCATTER_TIMEOUT_NEAR >= limit
+    high = limit * 1.5 if near else top * 2
+    low = min(x.min(), y.min(), high) / 2 if len(pairs) else limit / 1000
     axes.plot([low, high], [low, high], color="grey", linewidth=1, label="same time")
-    for set_limit in (axes.axvline, axes.axhline):
-        set_limit(limit, color="black", linestyle="--", linewidth=0.8)
-    axes.annotate(f"timeout {timeout:g} s", (low, limit), va="bottom", fontsize=8)
+    if near:
+        for set_limit in (axes.axvline, axes.axhline):
+            set_limit(limit, color="black", linestyle="--", linewidth=0.8)
+        axes.annotate(f"timeout {timeout:g} s", (low, limit), va="bottom", fontsize=8)
+    else:
+        text = f"timeout {timeout:g} s: off the chart, none reached it"
+        axes.annotate(text, (0.98, 0.02), xycoords="axes fraction", ha="right", fontsize=8)
     a_wins, b_wins = wins(pairs)
     axes.set_title(f"{title}\n{a} faster on {a_wins} puzzles, {b} on {b_wins}")
     axes.set_xscale("log")
