@@ -56,6 +56,22 @@ def test_run_reads_stdin(tmp_path: Path) -> None:
     assert (0, "-") == (result.exit_code, read_rows(out)[1][0]["dataset"])
 
 
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["run", "--jobs", "0"], "Invalid value for '-j' / '--jobs': 0 is not in the range x>=1."),
+        (["run", "--nosuch"], "No such option '--nosuch'. Did you mean '--out'?"),
+        (["nosuch"], "No such command 'nosuch'."),
+    ],
+)
+def test_a_bad_option_or_command_is_one_line(args: list[str], error: str) -> None:
+    """click's usage errors are one line too, naming the help to read, exit 2."""
+    result = CliRunner().invoke(main, args, prog_name="harness")
+    where = "harness --help" if args == ["nosuch"] else "harness run --help"
+    expected = [f"harness: error: {error} (see '{where}')"]
+    assert (EXIT_USAGE, expected) == (result.exit_code, result.output.splitlines())
+
+
 def test_a_misspelt_backend_gets_the_closest_name(puzzles: Path) -> None:
     """'mvr' for 'mrv': the error suggests mrv, then lists the valid names, exit 2."""
     result = invoke("run", "-b", "mvr", str(puzzles))

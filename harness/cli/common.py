@@ -67,7 +67,8 @@ def interrupted_code(stop: KeyboardInterrupt) -> int:
 class HarnessGroup(click.Group):
     """The command group: Ctrl-C while a command starts or reads is one line and exit 130
     (click alone would print "Aborted!" and exit 1, the code of a regression); a closed
-    stdout (``harness run ... | head``) ends a command quietly with 141."""
+    stdout (``harness run ... | head``) ends a command quietly with 141; a bad option or
+    value is one line and exit 2, not click's usage block."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -81,6 +82,11 @@ class HarnessGroup(click.Group):
         except BrokenPipeError:  # stdout closed early (| head): nothing more to write there
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
+        except click.exceptions.NoArgsIsHelpError:  # no arguments at all: click shows the help
+            raise
+        except click.UsageError as error:  # a bad option or value: one line, as every user error
+            where = f" (see '{error.ctx.command_path} --help')" if error.ctx else ""
+            raise UserError(f"{error.format_message()}{where}", error.exit_code) from None
 
 
 def _folder_exists(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
