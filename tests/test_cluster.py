@@ -224,7 +224,8 @@ def test_scheduler_that_does_not_answer_is_one_line(tmp_path: Path) -> None:
     out = tmp_path / "r.csv"
     result = invoke("--cluster", f"tcp://127.0.0.1:{port}", "--out", str(out), EASY)
     assert EXIT_USAGE == result.exit_code
-    assert f"cannot use the Dask cluster at tcp://127.0.0.1:{port}" in result.output
+    reason = "connection refused: nothing listens there"
+    assert f"cannot use the Dask cluster at tcp://127.0.0.1:{port}: {reason}" in result.output
     assert not out.exists()
 
 

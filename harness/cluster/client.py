@@ -8,6 +8,7 @@ import logging
 import multiprocessing
 import queue
 import signal
+import socket
 import sys
 import threading
 import time
@@ -77,6 +78,8 @@ def _client(target: ClusterTarget) -> Iterator[Any]:
                     )
                 )
                 client = stack.enter_context(distributed.Client(cluster))
+            elif (refused := _refusal(target.address)) is not None:
+                raise ClusterError(f"cannot use the Dask cluster at {target}: {refused}")
             elif target.scheduler_file is not None:
                 client = stack.enter_context(
                     distributed.Client(
@@ -92,6 +95,26 @@ def _client(target: ClusterTarget) -> Iterator[Any]:
             reason = _first_line(exc) or type(exc).__name__
             raise ClusterError(f"cannot use the Dask cluster at {target}: {reason}") from None
         yield client
+
+
+def _refusal(address: str | None) -> str | None:
+    """Why a ``tcp://host:port`` scheduler cannot answer at all (nothing listens, no such
+    host), found at once; None when it may answer (Dask then waits up to
+    :data:`CONNECT_TIMEOUT_S`, and says why it gave up)."""
+    if address is None or not address.startswith("tcp://"):
+        return None
+    host, _, port = address.removeprefix("tcp://").rpartition(":")
+    if not port.isdigit():
+        return None
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), CONNECT_TIMEOUT_S):
+            return None
+    except ConnectionRefusedError:
+        return "connection refused: nothing listens there"
+    except socket.gaierror:
+        return f"no such host: {host}"
+    except OSError:  # slow or unreachable: Dask's own wait says so
+        return None
 
 
 def quiet_dask_logs() -> None:
