@@ -4,7 +4,8 @@ rows so far timed out, failed or were wrong.
 On a terminal it is one line redrawn in place; elsewhere (a CI log) it is one short line
 every few seconds. Either fits the terminal's width (100 columns off a terminal, unless
 ``COLUMNS`` says otherwise): what runs now is shortened first, so the counts of timeouts,
-errors and wrong answers always show. At the end it prints the total time. ``quiet``
+errors and wrong answers always show (once a line drops the dataset's folders, every later
+line does, so a log's lines stay alike). At the end it prints the total time. ``quiet``
 silences all of it.
 The runner calls :meth:`Progress.update` with the number of finished steps and, when it has
 one, the row just written.
@@ -58,6 +59,8 @@ class Progress:
         self.solved = 0
         self.first: tuple[float, int] | None = None
         self.resumed = 0  #: steps a resumed run had already (no row, no status counted)
+        #: Whether what runs now names its dataset's folders: until a line lacks the room.
+        self.folders = True
 
     def __enter__(self) -> Progress:
         self.start = self.clock()
@@ -112,7 +115,10 @@ class Progress:
         head += f"{duration(now - self.start)}, ETA {self._eta(now)}"
         tail = f"; {self._counts()}"
         room = None if width is None else width - len(head) - len(tail) - len("; ")
-        short = _shortened(self.current, room)
+        if room is not None and len(self.current) > room:
+            self.folders = False  # from now on in every line: a log's lines stay alike
+        current = self.current if self.folders else _without_folders(self.current)
+        short = _shortened(current, room)
         return head + (f"; {short}" if short else "") + tail
 
     def _eta(self, now: float) -> str:
@@ -155,8 +161,13 @@ def _shortened(current: str, room: int | None) -> str:
     folders go first, then its end (to ``...``); nothing when even that does not fit."""
     if room is None or len(current) <= room:
         return current
-    backend, on, dataset = current.partition(" on ")
-    current = backend + on + dataset.rsplit("/", 1)[-1]
+    current = _without_folders(current)
     if len(current) <= room:
         return current
     return current[: room - 3] + "..." if room >= 12 else ""
+
+
+def _without_folders(current: str) -> str:
+    """``backend on path/to/dataset`` as ``backend on dataset``."""
+    backend, on, dataset = current.partition(" on ")
+    return backend + on + dataset.rsplit("/", 1)[-1]

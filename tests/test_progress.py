@@ -120,8 +120,12 @@ def test_an_interrupted_run_prints_no_total() -> None:
 
 def test_a_line_fits_its_width_and_keeps_the_counts() -> None:
     """What runs now loses the dataset's folder, then its end, to fit; the counts stay."""
-    progress = Progress(1425, stream=io.StringIO(), clock=Clock(), tty=False)
-    progress.update(333, row("TIMEOUT", "python-constraint"))
+
+    def line(width: int) -> str:  # a fresh display each: a line that drops folders sticks
+        progress = Progress(1425, stream=io.StringIO(), quiet=True, clock=Clock(), tty=False)
+        progress.update(333, row("TIMEOUT", "python-constraint"))
+        return progress.line(width)
+
     counts = "; timeouts 1, errors 0, wrong 0"
     head = "solving 333/1,425 23% 0:00, ETA ?; "
     expected = [
@@ -129,4 +133,15 @@ def test_a_line_fits_its_width_and_keeps_the_counts() -> None:
         head + "python-constraint on hard95.txt" + counts,
         head + "python-constrain..." + counts,
     ]
-    assert expected == [progress.line(width) for width in (120, 100, 85)]
+    assert expected == [line(width) for width in (120, 100, 85)]
+
+
+def test_once_a_line_drops_the_folders_every_later_one_does() -> None:
+    """A long backend needs the room: from then on a short one's line drops them too."""
+    progress = Progress(3, stream=io.StringIO(), quiet=True, clock=Clock(), tty=False)
+    lines = []
+    for backend in ("mrv", "python-constraint", "mrv"):
+        progress.update(1, row("SOLVED", backend))
+        lines.append(progress.line(90).split("; ")[1])
+    expected = ["mrv on datasets/hard95.txt", "python-constraint on hard95...", "mrv on hard95.txt"]
+    assert expected == lines
