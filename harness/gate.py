@@ -78,6 +78,17 @@ class GateResult:
             return CheckExit.REGRESSION
         return CheckExit.OK
 
+    @property
+    def headline(self) -> str:
+        """The verdict in words, as ``harness check`` and the report give it."""
+        if self.exit_code == CheckExit.REGRESSION and not self.compared:
+            return "NOTHING COMPARED: no backend on a dataset is in both runs"
+        return {
+            CheckExit.OK: "holds",
+            CheckExit.REGRESSION: "REGRESSION",
+            CheckExit.WRONG: "WRONG ANSWERS",
+        }[self.exit_code]
+
     def markdown(self) -> str:
         header = "| backend | dataset | check | baseline | new | verdict |\n" + "|---" * 6 + "|"
         lines = [
@@ -85,15 +96,8 @@ class GateResult:
             f"{'**' + f.verdict + '**' if f.verdict in ('REGRESSION', 'WRONG') else f.verdict} |"
             for f in self.findings
         ]
-        verdict = {
-            CheckExit.OK: "holds",
-            CheckExit.REGRESSION: "REGRESSION",
-            CheckExit.WRONG: "WRONG ANSWERS",
-        }[self.exit_code]
-        if not self.compared and self.exit_code == CheckExit.REGRESSION:
-            verdict = "NOTHING COMPARED: no backend on a dataset is in both runs"
         notes = [f"- {note}" for note in self.notes]
-        head = [f"**harness check: {verdict}**", ""]
+        head = [f"**harness check: {self.headline}**", ""]
         return "\n".join([*head, *notes, *([""] if notes else []), header, *lines])
 
 

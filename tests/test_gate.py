@@ -234,6 +234,15 @@ def test_a_backend_not_asked_for_and_one_new_compare_nothing() -> None:
     assert gate.EXIT_REGRESSION == gate.compare(old, new, scope={"ac3"}).exit_code
 
 
+def test_wrong_answers_outrank_nothing_compared() -> None:
+    """WRONG rows of a backend the baseline lacks: the verdict is WRONG ANSWERS, exit 2."""
+    times = base_times()
+    old = frame(times, [10] * 40)
+    new = frame(times, [10] * 40, status="WRONG").assign(backend="ac3")
+    result = gate.compare(old, new)
+    assert (gate.EXIT_WRONG, "WRONG ANSWERS") == (result.exit_code, result.headline)
+
+
 def test_one_changed_repeat_out_of_five_is_a_change(tmp_path: Path) -> None:
     """Counters compare per repeat: one repeat's nodes differing fails, though medians agree."""
     times = base_times(10)

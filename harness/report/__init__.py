@@ -76,9 +76,5 @@ def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, pale
             }
         )
     figure = plots.old_new(pairs, "baseline against new, per puzzle", palette)
-    overall = {gate.EXIT_OK: "holds", gate.EXIT_REGRESSION: "REGRESSION"}.get(
-        verdict.exit_code, "WRONG ANSWERS"
-    )
-    if not verdict.compared:
-        overall = "NOTHING COMPARED"
-    return html.baseline_section(overall, findings, pd.DataFrame(ratios), plots.svg(figure, "b"))
+    svg = plots.svg(figure, "b")
+    return html.baseline_section(verdict.headline, findings, pd.DataFrame(ratios), svg)
