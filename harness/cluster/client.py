@@ -165,13 +165,17 @@ def _serve(target: ClusterTarget, pipe: Connection, harness_end: Connection) -> 
     except OSError:  # the harness closed its end first (its run stopped early): nothing to say
         pass
     except Exception as exc:  # Dask's own (a worker without the harness installed, ...)
-        reason = ": ".join(filter(None, (type(exc).__name__, _first_line(exc))))
-        _tell_failure(pipe, ready, f"the Dask cluster {target} failed: {reason}")
+        _tell_failure(pipe, ready, f"the Dask cluster {target} failed: {_described(exc)}")
 
 
 def _first_line(exc: BaseException) -> str:
     """The first line of what ``exc`` says ("" for nothing)."""
     return str(exc).partition("\n")[0]
+
+
+def _described(exc: BaseException) -> str:
+    """``exc`` in one line: its type, and the first line of what it says."""
+    return ": ".join(filter(None, (type(exc).__name__, _first_line(exc))))
 
 
 def _tell_failure(pipe: Connection, ready: bool, message: str) -> None:
@@ -191,8 +195,8 @@ def _relay(client: Any, pipe: Connection) -> None:
     futures: dict[int, Any] = {}
 
     def read() -> None:
-        # Ends at the harness's end of the pipe, or when the client cannot go on (closed by
-        # Ctrl-C, which reaches this process too): the harness then sees this process end.
+        # Ends at the harness's end of the pipe, or when the client cannot go on: the
+        # harness then sees this process end.
         with contextlib.suppress(Exception):
             while True:
                 message = pipe.recv()
@@ -223,7 +227,7 @@ def _finished(distributed: Any, key: int, future: Any) -> tuple[str, int, Any]:
     except ClusterError as exc:
         return ("failed", key, str(exc))
     except Exception as exc:  # the cluster's own failure (lost scheduler, ...)
-        return ("failed", key, f"the Dask cluster failed a chunk: {type(exc).__name__}: {exc}")
+        return ("failed", key, f"the Dask cluster failed a chunk: {_described(exc)}")
 
 
 # --- in the harness process ---
