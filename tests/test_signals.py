@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import subprocess
@@ -43,18 +44,21 @@ def workers_of(proc: subprocess.Popen[str], count: int) -> list[psutil.Process]:
     harness = psutil.Process(proc.pid)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
-        workers = [child for child in harness.children() if _same_program(child, harness)]
+        workers = forks_of(harness)
         if len(workers) >= count:
             return workers
         time.sleep(0.05)
     pytest.fail(f"{count} worker(s) did not start")
 
 
-def _same_program(child: psutil.Process, parent: psutil.Process) -> bool:
-    try:
-        return child.name() == parent.name()
-    except psutil.Error:  # gone already: not a worker that lives on
-        return False
+def forks_of(parent: psutil.Process) -> list[psutil.Process]:
+    """``parent``'s children that run its program (its forks: not a git or uname it runs)."""
+    forks = []
+    for child in parent.children():
+        with contextlib.suppress(psutil.Error):  # gone already: not a worker that lives on
+            if child.name() == parent.name():
+                forks.append(child)
+    return forks
 
 
 def alive(processes: list[psutil.Process]) -> list[int]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from harness.results import read_rows
 from harness.worker import Outcome, WorkerPool, handle, pool
 from harness.worker.measure import ProcessPeaks
 from tests.conftest import PROJECT, pattern_puzzle
-from tests.test_signals import SCRIPT
+from tests.test_signals import SCRIPT, forks_of
 
 
 def puzzles_file(tmp_path: Path, count: int) -> Path:
@@ -104,17 +103,9 @@ def test_jobs_above_the_solves_start_one_worker_per_solve(
     me = psutil.Process()
     before = {child.pid for child in me.children()}  # e.g. a resource tracker
 
-    def forks() -> set[int]:  # this process's children that are forks of it (not git)
-        found = set()
-        for child in psutil.Process().children():
-            with contextlib.suppress(psutil.Error):  # it may be gone already
-                if child.name() == me.name():
-                    found.add(child.pid)
-        return found
-
     def sample() -> None:  # this process's new forks (the workers), every 10 ms
         while not done.is_set():
-            seen.append(len(forks() - before))
+            seen.append(len({child.pid for child in forks_of(me)} - before))
             time.sleep(0.01)
 
     sampler = threading.Thread(target=sample)
