@@ -42,18 +42,16 @@ shared, and other load inflates both the wall and the solve times.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import random
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import NamedTuple
 
-from common import DATASETS, FASTEST, children_cpu
+from common import DATASETS, FASTEST, children_cpu, harness_run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -99,31 +97,20 @@ class Run(NamedTuple):
 
 
 def timed_run(backend: str, data: Path, out: Path, jobs: int) -> Run:
-    """One `harness run -q` in a subprocess. Exits with the harness's output when it fails
-    or a puzzle is unsolved."""
-    for path in (out, out.with_suffix(".meta.json"), out.with_suffix(".log")):
-        path.unlink(missing_ok=True)
-    harness = Path(sys.executable).with_name("harness")
-    command = [str(harness), "run", "-q", "-b", backend, "--jobs", str(jobs)]
-    command += ["--out", str(out), str(data)]
+    """One `harness run -q` in a subprocess (:func:`common.harness_run`, which exits with the
+    harness's output when it fails); exits when a puzzle is not SOLVED."""
     cpu = children_cpu()
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
-    wall = time.perf_counter() - start
+    wall, rows = harness_run(backend, data, out, "--jobs", str(jobs))
     cpu = children_cpu() - cpu
-    if done.returncode != 0:
-        sys.exit(f"harness run failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    with out.open(newline="") as f:
-        rows = list(csv.DictReader(f))
-    unsolved = [r["status"] for r in rows if r["status"] != "SOLVED"]
-    if unsolved:
-        sys.exit(f"{backend}: {len(unsolved)} puzzle(s) not SOLVED, e.g. {unsolved[0]}")
+    unsolved = rows.status[rows.status != "SOLVED"]
+    if len(unsolved):
+        sys.exit(f"{backend}: {len(unsolved)} puzzle(s) not SOLVED, e.g. {unsolved.iloc[0]}")
     return Run(
         wall,
-        sum(float(r["encode_s"]) + float(r["solve_s"]) for r in rows),
-        sum(float(r["wall_s"]) for r in rows),
+        float((rows.encode_s + rows.solve_s).sum()),
+        float(rows.wall_s.sum()),
         cpu,
-        sum(float(r["encode_cpu_s"]) + float(r["solve_cpu_s"]) for r in rows),
+        float((rows.encode_cpu_s + rows.solve_cpu_s).sum()),
     )
 
 
