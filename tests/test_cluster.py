@@ -15,12 +15,13 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from click.testing import CliRunner
 
 from backends.base import Status
+from harness import provenance
 from harness.cli import EXIT_USAGE, main
 from harness.cluster import (
     ClusterError,
@@ -242,7 +243,7 @@ def test_a_cluster_failing_before_it_answers_is_one_line(
 ) -> None:
     """Dask failing while the workers are checked: a ClusterError naming it, no traceback."""
 
-    def fail(client: Any) -> None:
+    def fail(client: Any, *checks: Any) -> None:
         raise RuntimeError("no harness on this worker")
 
     monkeypatch.setattr(client_side, "_checked_hosts", fail)  # the forked process has it too
@@ -369,9 +370,55 @@ def test_background_start_is_taken_over_and_closed(cluster: str) -> None:
         with connect(target) as connection:
             assert started is connection
             assert 2 == connection.threads
-            assert [socket.gethostname()] == list(check_workers(connection))
+            assert [socket.gethostname()] == list(check_workers(connection, {}))  # asked
         assert connection._pipe.closed  # the process stops its cluster meanwhile
     assert not started._process.is_alive()
+
+
+def test_an_early_start_is_taken_over(cluster: str) -> None:
+    """start_in_background takes over the connection start_early began to the same cluster."""
+    target = ClusterTarget(cluster)
+    client_side.start_early(target)
+    early = client_side._early[0]
+    with start_in_background(target) as started, connect(target) as connection:
+        assert (early, early, []) == (started, connection, client_side._early)
+        assert 2 == connection.threads
+    assert not early._process.is_alive()
+
+
+def test_an_early_start_for_another_cluster_is_dropped(cluster: str) -> None:
+    """An early start to another target ends having started nothing; the run's own is used."""
+    client_side.start_early(ClusterTarget("local:1"))
+    early = client_side._early[0]
+    target = ClusterTarget(cluster)
+    with start_in_background(target) as started, connect(target) as connection:
+        early._process.join(60)  # it looked at its pipe before starting a cluster
+        assert (False, 0, 2) == (started is early, early._process.exitcode, connection.threads)
+
+
+def test_a_refused_run_stops_its_early_start(tmp_path: Path) -> None:
+    """A run refused after parsing: one line; the Dask start begun before it starts nothing."""
+    command = [HARNESS, "run", "-q", "--cluster", "local:2", "--jobs", "2"]
+    # run() returns once every process holding the output pipes ended: the early start too
+    done = subprocess.run([*command, EASY], capture_output=True, text=True, timeout=60)
+    assert (EXIT_USAGE, 1) == (done.returncode, len(done.stderr.splitlines()))
+    assert "--jobs is for local runs" in done.stderr
+
+
+class _Answered:
+    """A connection whose cluster answered: a local cluster's host, and another host."""
+
+    hosts: ClassVar = {"here": None, "there": {"python": {"version": "3.99"}}}
+
+    def join(self) -> _Answered:
+        return self
+
+
+def test_a_local_cluster_s_host_has_the_harness_s_environment() -> None:
+    """check_workers gives a host whose workers were not asked (local:N) the harness's facts."""
+    own = provenance.environment(git=False)
+    expected = {"here": dask_worker.host_environment(own), "there": _Answered.hosts["there"]}
+    assert expected == check_workers(_Answered(), own)  # type: ignore[arg-type]
 
 
 def test_connect_alone_waits_for_the_end(cluster: str) -> None:
@@ -413,6 +460,24 @@ def test_run_chunk_sends_on_what_a_local_pool_gives(fake_backends: dict) -> None
     expected = [[getattr(local[t], f) for f in same] + [socket.gethostname()] for t in tasks]
     assert expected == [[getattr(o, f) for f in same] + [o.host] for o in received]
     assert [Status.SOLVED, Status.TIMEOUT] == [o.status for o in received]
+
+
+def test_run_chunk_takes_the_prewarmed_pool() -> None:
+    """A chunk after prewarm solves in the pool prewarm started, warm: its answers as usual."""
+    import pickle
+
+    vars(dask_worker._local).clear()  # no pool in this thread yet (another test's is closed)
+    dask_worker.prewarm("bitmask", 3, None)
+    pool = dask_worker._prewarmed[0][1]
+    tasks = [Task("bitmask", pattern_puzzle(3, 3), 1, 5.0, 0)]
+    try:
+        sent = pickle.dumps([task.wire() for task in tasks])
+        received = [Outcome.received(wire) for wire in pickle.loads(run_chunk(sent, None))]
+        assert ([], pool) == (dask_worker._prewarmed, [dask_worker._local.pool])
+    finally:
+        dask_worker._local.pool.close()
+        vars(dask_worker._local).clear()
+    assert [Status.SOLVED] == [outcome.status for outcome in received]
 
 
 def test_dask_logs_only_errors_in_the_harness() -> None:

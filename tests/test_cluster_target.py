@@ -3,6 +3,7 @@ needed here: the imports are of modules the tests write)."""
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 from collections.abc import Iterator
@@ -10,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.cluster.target import ClusterError, ClusterTarget, import_without
+from harness.cluster.target import (
+    ClusterError,
+    ClusterTarget,
+    collector_paused,
+    import_without,
+    requested_in,
+    yaml_parsed_in_c,
+)
 
 
 @pytest.fixture
@@ -65,3 +73,55 @@ def test_local_needs_at_least_one_worker() -> None:
     """local:0 is refused with the value given."""
     with pytest.raises(ClusterError, match="'local:0'"):
         assert ClusterTarget("local:0").local_workers is None  # never reached: it raises
+
+
+def test_yaml_is_parsed_by_libyaml_in_the_block_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """yaml.safe_load uses the C loader inside yaml_parsed_in_c(), its own after it."""
+    yaml = pytest.importorskip("yaml")
+    if not hasattr(yaml, "CSafeLoader"):
+        pytest.skip("PyYAML was built without libyaml")
+    real_load, loaders = yaml.load, []
+    monkeypatch.setattr(
+        yaml, "load", lambda s, Loader: loaders.append(Loader) or real_load(s, Loader)
+    )
+    with yaml_parsed_in_c():
+        inside = yaml.safe_load("a: [1, b]")
+    after = yaml.safe_load("a: [1, b]")
+    assert ({"a": [1, "b"]}, [yaml.CSafeLoader, yaml.SafeLoader]) == (after, loaders)
+    assert inside == after
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_collector_is_paused_in_the_block_only(enabled: bool) -> None:
+    """collector_paused() turns the collector off in its block, and back as it was."""
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        with collector_paused():
+            inside = gc.isenabled()
+        assert (False, enabled) == (inside, gc.isenabled())
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["run", "--cluster", "local:2", "f.txt"], ClusterTarget("local:2")),
+        (["run", "-q", "--cluster=tcp://h:8786", "f.txt"], ClusterTarget("tcp://h:8786")),
+        (["run", "--scheduler-file", "s.json"], ClusterTarget(None, Path("s.json"))),
+        (["run", "--cluster", "local:2", "--cluster", "local:2"], ClusterTarget("local:2")),
+        (["run", "--cluster", "local:2", "--cluster", "local:3"], None),
+        (["run", "--cluster", "local:2", "--scheduler-file", "s.json"], None),
+        (["run", "--cluster"], None),
+        (["run", "--cluster", "local:0"], None),
+        (["run", "--", "--cluster", "local:2"], None),
+        (["report", "--cluster", "local:2"], None),
+        (["run", "f.txt"], None),
+    ],
+)
+def test_the_cluster_asked_for_is_read_before_parsing(
+    argv: list[str], expected: ClusterTarget | None
+) -> None:
+    """requested_in reads the one cluster a run asks for, and nothing that is unclear."""
+    assert expected == requested_in(argv)

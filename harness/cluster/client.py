@@ -4,6 +4,7 @@ client (and a ``local:N`` cluster), and the harness's connection to it."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import multiprocessing
 import queue
@@ -16,7 +17,7 @@ from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from typing import Any
 
-from harness.cluster.dask_worker import run_chunk, worker_facts
+from harness.cluster.dask_worker import HOST_FACTS, host_environment, run_chunk, worker_facts
 from harness.cluster.target import DAEMON_SETTING, ClusterError, ClusterTarget, import_distributed
 
 #: Seconds to wait for a scheduler to answer, and for its first worker to join.
@@ -129,9 +130,14 @@ def quiet_dask_logs() -> None:
             logger.setLevel(max(logger.level, logging.ERROR))
 
 
-def _checked_hosts(client: Any) -> dict[str, dict[str, Any]]:
-    """Every worker's facts by host; refuses daemonic workers with what to set instead."""
-    facts = client.run(worker_facts)
+def _checked_hosts(
+    client: Any, warm: tuple[Any, ...] | None = None, local: bool = False
+) -> dict[str, dict[str, Any] | None]:
+    """Every worker's facts by host; refuses daemonic workers with what to set instead.
+    ``warm``: what the workers warm up for meanwhile (see :func:`worker_facts`). A
+    ``local`` cluster's workers are not asked for their environment (None): forked from
+    this process, itself forked from the harness, they have the harness's."""
+    facts = client.run(worker_facts, warm, not local)
     daemonic = sorted(address for address, fact in facts.items() if fact["daemon"])
     if daemonic:
         raise ClusterError(
@@ -139,7 +145,7 @@ def _checked_hosts(client: Any) -> dict[str, dict[str, Any]]:
             f"start the harness's solver processes; start each as `{DAEMON_SETTING} dask "
             "worker ...` (or set distributed.worker.daemon: False in its Dask config)"
         )
-    return {fact["host"]: fact["environment"] for fact in facts.values()}
+    return {fact["host"]: fact.get("environment") for fact in facts.values()}
 
 
 def _serve(target: ClusterTarget, pipe: Connection, harness_end: Connection) -> None:
@@ -155,17 +161,31 @@ def _serve(target: ClusterTarget, pipe: Connection, harness_end: Connection) -> 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     ready = False
     try:
+        import_distributed()  # the long part, before anything is started
+        # What the import made lives as long as this process: out of the collector's
+        # sight, here and in the Dask workers and solver processes forked from here
+        # (which would otherwise scan it, and copy the pages it touches, on each pass).
+        gc.freeze()
+        warm = _warm_hint(pipe)
         with _client(target) as client:
-            hosts = _checked_hosts(client)
+            local = target.local_workers is not None
+            hosts = _checked_hosts(client, warm or _warm_hint(pipe), local)
             pipe.send(("ready", sum(client.nthreads().values()) or 1, hosts))
             ready = True
             _relay(client, pipe)
     except ClusterError as exc:
         _tell_failure(pipe, ready, str(exc))
-    except OSError:  # the harness closed its end first (its run stopped early): nothing to say
-        pass
+    except (EOFError, OSError):  # the harness closed its end first (its run stopped early,
+        pass  # or never began: see start_early): nothing to say, no cluster to start
     except Exception as exc:  # Dask's own (a worker without the harness installed, ...)
         _tell_failure(pipe, ready, f"the Dask cluster {target} failed: {_described(exc)}")
+
+
+def _warm_hint(pipe: Connection) -> tuple[Any, ...] | None:
+    """What the harness asked the workers to warm up for (:meth:`ClusterConnection.warm`),
+    if it has by now: the only message it sends before this process answers. Raises
+    EOFError when the harness has closed its end."""
+    return pipe.recv()[1:] if pipe.poll(0) else None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -258,8 +278,9 @@ class ClusterConnection:
         theirs.close()
         #: Dask worker threads: each runs one solver process at a time.
         self.threads = 0
-        #: Each worker host's environment (see :func:`worker_facts`).
-        self.hosts: dict[str, dict[str, Any]] = {}
+        #: Each worker host's environment (see :func:`worker_facts`); None for the host of
+        #: a local cluster, whose environment is the harness's.
+        self.hosts: dict[str, dict[str, Any] | None] = {}
         self._joined = False
 
     def join(self) -> ClusterConnection:
@@ -271,6 +292,15 @@ class ClusterConnection:
             _, self.threads, self.hosts = answer
             self._joined = True
         return self
+
+    def warm(self, spec: str, box: int, memory_limit_mib: float | None) -> None:
+        """Before :meth:`join`: have each Dask worker start its solver process and warm it up
+        for ``spec`` at box side ``box`` while the cluster gets ready (see
+        :func:`~harness.cluster.dask_worker.prewarm`). Too late (the cluster was up), it is
+        ignored; it changes no row either way."""
+        if not self._joined:
+            with contextlib.suppress(OSError):  # the process has ended: join() says why
+                self._pipe.send(("warm", spec, box, memory_limit_mib))
 
     def send(self, message: tuple[Any, ...]) -> None:
         self._pipe.send(message)
@@ -314,14 +344,33 @@ class ClusterConnection:
 
 #: The connections :func:`start_in_background` started, not yet taken by :func:`connect`.
 _started: dict[ClusterTarget, ClusterConnection] = {}
+#: The connection :func:`start_early` started, not yet taken by :func:`start_in_background`.
+_early: list[ClusterConnection] = []
+
+
+def start_early(target: ClusterTarget) -> None:
+    """Start connecting to ``target`` at the very start of the ``harness`` command, for
+    :func:`start_in_background` to take over once the command line is parsed and checked.
+
+    Dask's import, the longest part of a cluster run's start (~0.15 s), then overlaps the
+    harness's own imports too (~30 ms more). A run the parser or the checks refuse never
+    takes the connection over: the harness ends, and the process, which looks at its pipe
+    once Dask is imported and before it starts or joins any cluster, ends without a word.
+    A connection for another target than the one parsed is dropped the same way."""
+    _early.append(ClusterConnection(target))
 
 
 @contextlib.contextmanager
 def start_in_background(target: ClusterTarget) -> Iterator[ClusterConnection]:
-    """Start connecting to ``target`` now (see :class:`ClusterConnection`), for
-    :func:`connect` to take over; closed on exit, once its process has ended (when
-    :func:`connect` took it over, that process stopped its cluster meanwhile)."""
-    started = _started[target] = ClusterConnection(target)
+    """Start connecting to ``target`` now (see :class:`ClusterConnection`), or take over the
+    connection :func:`start_early` started to it, for :func:`connect` to take over; closed
+    on exit, once its process has ended (when :func:`connect` took it over, that process
+    stopped its cluster meanwhile)."""
+    early = _early.pop() if _early else None
+    if early is not None and early.target != target:
+        early.stop()  # its process ends once Dask is imported, having started nothing
+        early = None
+    started = _started[target] = early or ClusterConnection(target)
     try:
         yield started
     finally:
@@ -331,16 +380,21 @@ def start_in_background(target: ClusterTarget) -> Iterator[ClusterConnection]:
 
 
 @contextlib.contextmanager
-def connect(target: ClusterTarget) -> Iterator[ClusterConnection]:
+def connect(
+    target: ClusterTarget, warm: tuple[str, int, float | None] | None = None
+) -> Iterator[ClusterConnection]:
     """The cluster ``target``, its workers checked (the connection
     :func:`start_in_background` started, if any); closed (a local cluster stopped) on
-    exit. Raises ClusterError when the cluster cannot be used.
+    exit. Raises ClusterError when the cluster cannot be used. ``warm``: (spec, box,
+    memory limit) to warm the workers up for, as :meth:`ClusterConnection.warm`.
 
     A connection :func:`start_in_background` started is only stopped here: its cluster
     shuts down (~40 ms for ``local:N``) while the harness writes its tables, and
     :func:`start_in_background` waits for it on its own exit."""
     started = _started.pop(target, None)
     connection = started or ClusterConnection(target)
+    if warm is not None:
+        connection.warm(*warm)
     try:
         yield connection.join()
     finally:
@@ -350,17 +404,19 @@ def connect(target: ClusterTarget) -> Iterator[ClusterConnection]:
             connection.close()
 
 
-def check_workers(connection: ClusterConnection) -> dict[str, dict[str, Any]]:
-    """Every worker's facts by host, as checked before ``connection`` answered (daemonic
-    workers are refused then, with what to set instead)."""
-    return connection.join().hosts
+def check_workers(connection: ClusterConnection, own: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every worker's environment by host, as checked before ``connection`` answered
+    (daemonic workers are refused then, with what to set instead); ``own`` (the harness's
+    :func:`~harness.provenance.environment`) for a local cluster's host."""
+    hosts = connection.join().hosts
+    return {host: host_environment(own) if env is None else env for host, env in hosts.items()}
 
 
 def hosts_meta(hosts: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The ``.meta.json`` entry: each host's environment, and which parts differ."""
     differ = sorted(
         key
-        for key in ("project_version", "python", "packages", "machine")
+        for key in HOST_FACTS
         if len({repr(_comparable(key, env[key])) for env in hosts.values()}) > 1
     )
     return {"hosts": hosts, "hosts_differ": differ}

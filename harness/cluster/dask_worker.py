@@ -16,23 +16,85 @@ from backends.puzzle import Puzzle
 from harness import provenance
 from harness.cluster.target import DAEMON_SETTING, ClusterError
 from harness.worker import Task, WorkerPool
+from harness.worker.measure import warmup_puzzle
 from harness.worker.wire import WireTask
 
-
-def worker_facts() -> dict[str, Any]:
-    """Run on each Dask worker: whether it may start processes, and its environment."""
-    return {
-        "daemon": multiprocessing.current_process().daemon,
-        "host": socket.gethostname(),
-        "environment": host_environment(),
-    }
+#: Seconds the solve of the warm-up puzzle that :func:`prewarm` times may take.
+PREWARM_TIMEOUT_S = 10.0
 
 
-def host_environment() -> dict[str, Any]:
-    """What makes one host's timings comparable with another's (not the git state of its
-    working directory: the harness records its own)."""
-    env = provenance.environment(git=False)
-    return {key: env[key] for key in ("project_version", "python", "packages", "machine")}
+def worker_facts(
+    warm: tuple[str, int, float | None] | None = None, environment: bool = True
+) -> dict[str, Any]:
+    """Run on each Dask worker: whether it may start processes, its host and (unless
+    ``environment`` is False) its environment. With ``warm``, a worker that may start
+    processes also starts its solver process (see :func:`prewarm`)."""
+    daemon = multiprocessing.current_process().daemon
+    facts = {"daemon": daemon, "host": socket.gethostname()}
+    if environment:
+        facts["environment"] = host_environment()
+    if warm is not None and not daemon:
+        prewarm(*warm)  # once the facts are in: it would take turns with them
+    return facts
+
+
+#: The pool :func:`prewarm` is starting, and when it is ready, until a chunk takes it.
+_prewarmed: list[tuple[threading.Event, list[WorkerPool]]] = []
+
+
+def prewarm(spec: str, box: int, memory_limit_mib: float | None) -> None:
+    """Start, in the background, the solver process that :func:`run_chunk` would start on
+    the first chunk, and warm it up for ``spec`` at box side ``box`` (the run's first task,
+    as the harness guesses it), so that the first chunk finds it ready.
+
+    The warm-up (an import, tables, a first solve: 20-30 ms for a fast backend, seconds
+    for some) then overlaps the cluster's last steps before it solves (this check, the
+    harness's first chunks on their way). It is the warm-up :mod:`harness.worker.pool`
+    runs on any first task, untimed, then an easy puzzle solved, timed, and dropped; a
+    warm-up that fails leaves that (spec, box) broken in the pool, as on any first task.
+
+    The thread that starts the solver process lives as long as this worker: Linux kills a
+    worker process when the *thread* that forked it ends (see
+    :func:`harness.worker.child._die_with_parent`).
+    """
+    ready, into = threading.Event(), []
+
+    def start() -> None:
+        pool = WorkerPool(1, memory_limit_mib)
+        try:
+            for _ in pool.run([Task(spec, warmup_puzzle(box), 1, PREWARM_TIMEOUT_S)]):
+                pass
+        except Exception:  # only a head start: the first chunk starts its own pool
+            pool.close()
+            ready.set()
+            return
+        into.append(pool)
+        ready.set()
+        threading.Event().wait()  # never set: see above
+
+    _prewarmed[:] = [(ready, into)]
+    threading.Thread(target=start, name="harness prewarm", daemon=True).start()
+
+
+def _take_prewarmed() -> WorkerPool | None:
+    """The pool :func:`prewarm` started, once it is ready; None when there is none."""
+    if not _prewarmed:
+        return None
+    ready, into = _prewarmed.pop()
+    ready.wait()
+    return into[0] if into else None
+
+
+#: What makes one host's timings comparable with another's, from
+#: :func:`provenance.environment` (not the git state of its working directory: the harness
+#: records its own).
+HOST_FACTS = ("project_version", "python", "packages", "machine")
+
+
+def host_environment(environment: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The :data:`HOST_FACTS` of ``environment`` (this process's when None)."""
+    env = provenance.environment(git=False) if environment is None else environment
+    return {key: env[key] for key in HOST_FACTS}
 
 
 _local = threading.local()
@@ -57,6 +119,8 @@ def run_chunk(sent: bytes, memory_limit_mib: float | None, budget_s: float | Non
     if multiprocessing.current_process().daemon:
         raise ClusterError(f"this Dask worker is daemonic; start it with {DAEMON_SETTING}")
     pool = getattr(_local, "pool", None)
+    if pool is None and (pool := _take_prewarmed()) is not None:
+        _local.pool, _local.backend = pool, None  # the warm-up's task time is forgotten
     if pool is None or pool.memory_limit_mib != memory_limit_mib:
         if pool is not None:
             pool.close()
