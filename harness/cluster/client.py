@@ -30,7 +30,8 @@ START_TIMEOUT_S, CLOSE_TIMEOUT_S = 60.0, 30.0
 #: start in 0.3 s instead of 2-4 s of imports, which a 10,000-puzzle run of a fast backend
 #: would feel. Dask's periodic work takes CPU from the solves on a machine whose every
 #: core solves: its sampling profiler (every 10 ms), its system monitor (every 0.5 s, in
-#: the scheduler, each nanny and each worker; its figures only feed Dask's dashboard), the
+#: the scheduler, each nanny and each worker, with the host's disk I/O, and the GIL's
+#: contention where gilknocker is installed; its figures only feed Dask's dashboard), the
 #: event loops' health tick (every 20 ms) and the check of each worker's own memory (every
 #: 0.1 s; a Dask worker holds a chunk at a time, its solver processes have their own limit).
 LOCAL_CONFIG = {
@@ -38,6 +39,8 @@ LOCAL_CONFIG = {
     "distributed.worker.multiprocessing-method": "fork",
     "distributed.worker.profile.enabled": False,
     "distributed.admin.system-monitor.interval": "5s",
+    "distributed.admin.system-monitor.disk": False,
+    "distributed.admin.system-monitor.gil.enabled": False,
     "distributed.admin.tick.interval": "200ms",
     "distributed.worker.memory.monitor-interval": "1s",
 }
@@ -63,6 +66,12 @@ def _client(target: ClusterTarget) -> Iterator[Any]:
         try:
             if local is not None:
                 stack.enter_context(dask.config.set(LOCAL_CONFIG))
+                # Dask's version check: each worker looks up its packages' versions (~7 ms)
+                # as it joins, unless they are known already, as they are once looked up
+                # here, in the process the workers are forked from.
+                versions = getattr(distributed, "versions", None)
+                if callable(getattr(versions, "get_versions", None)):  # else Dask changed
+                    versions.get_versions()
                 worker_process = distributed.nanny.WorkerProcess
                 if hasattr(worker_process, "_init_msg_interval"):  # else Dask changed: its own
                     worker_process._init_msg_interval = NANNY_POLL_S
