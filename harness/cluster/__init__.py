@@ -7,13 +7,15 @@ tasks of one backend, sized to about a second of solving from the times seen so 
 smaller and smaller once the end of the work is in sight, each with a time budget
 (:class:`~harness.cluster.chunks.Chunker`), through a bounded window of futures. Rows are
 written as chunks come back. The Dask client (and a ``local:N`` cluster) lives in a process
-the harness forks before it reads its files
-(:class:`~harness.cluster.client.ClusterConnection`): Dask's import and start run there, on
-another core, while the harness reads, and chunks and their outcomes cross a pipe, pickled
-once each way.
+the ``harness`` command forks as it starts, before its command line is parsed
+(:func:`~harness.cluster.client.start_early`; taken over once the line is checked, dropped
+unused otherwise): Dask's import and start run there, on another core, while the harness
+imports, reads and gathers its metadata, and chunks and their outcomes cross a pipe,
+pickled once each way.
 
 How a Dask worker runs a chunk: in the harness's own :class:`~harness.worker.WorkerPool`
-(one solver process per Dask worker thread, kept warm across chunks), so every solve still
+(one solver process per Dask worker thread, kept warm across chunks, and warmed up for the
+run's first task while the workers are checked), so every solve still
 runs in an isolated process with the kill-based timeout and memory limits of a local run.
 Dask starts its worker processes as daemons by default, and a daemon cannot start child
 processes: the harness sets ``distributed.worker.daemon: False`` for the clusters it
