@@ -180,3 +180,14 @@ def fd_is_open(fd: int) -> bool:
     except OSError:
         return False
     return True
+
+
+def test_a_pool_looks_for_short_solves_every_poll_s(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pool collecting short solves sleeps its own poll_s between two looks."""
+    slept: list[float] = []
+    sleep = time.sleep
+    monkeypatch.setattr(pool.time, "sleep", lambda s: slept.append(s) or sleep(s))
+    tasks = [pool.Task("bitmask", pattern_puzzle(3, k % 3 + 1), tag=k) for k in range(300)]
+    with WorkerPool(1, poll_s=0.007) as solo:
+        assert 300 == len(list(solo.run(tasks)))
+    assert {0.007} == {s for s in slept if s > 0.001}

@@ -21,6 +21,12 @@ from harness.worker.wire import WireTask
 
 #: Seconds the solve of the warm-up puzzle that :func:`prewarm` times may take.
 PREWARM_TIMEOUT_S = 10.0
+#: Seconds between a chunk's pool's looks at its solver process's answers while it has
+#: tasks to hand out (a local run's pool looks every 2 ms: its answers become rows). The
+#: pool keeps 50 ms of solving queued there, and a chunk's last answers are waited for, so
+#: looking less often loses no solving; it leaves the cores to the solvers, which on a
+#: machine whose every core solves share them with the Dask workers.
+CHUNK_POLL_S = 0.01
 
 
 def worker_facts(
@@ -60,7 +66,7 @@ def prewarm(spec: str, box: int, memory_limit_mib: float | None) -> None:
     ready, into = threading.Event(), []
 
     def start() -> None:
-        pool = WorkerPool(1, memory_limit_mib)
+        pool = WorkerPool(1, memory_limit_mib, poll_s=CHUNK_POLL_S)
         try:
             for _ in pool.run([Task(spec, warmup_puzzle(box), 1, PREWARM_TIMEOUT_S)]):
                 pass
@@ -124,7 +130,7 @@ def run_chunk(sent: bytes, memory_limit_mib: float | None, budget_s: float | Non
     if pool is None or pool.memory_limit_mib != memory_limit_mib:
         if pool is not None:
             pool.close()
-        pool = _local.pool = WorkerPool(1, memory_limit_mib)
+        pool = _local.pool = WorkerPool(1, memory_limit_mib, poll_s=CHUNK_POLL_S)
     wire: list[WireTask] = pickle.loads(sent)
     if wire and getattr(_local, "backend", None) != wire[0][0]:  # a chunk is of one backend
         pool.forget_task_times()  # else another backend's times would size its queue

@@ -91,6 +91,7 @@ class WorkerPool:
     (raises, hangs past :data:`~harness.worker.handle.WARMUP_TIMEOUT_S`, kills its worker)
     is broken from then on: each of its remaining tasks is ERROR at once, naming the
     failure. Workers write their stdout and stderr to ``log`` (appended), or nowhere.
+    Short solves are collected every ``poll_s`` seconds (see :meth:`_wait`).
     """
 
     def __init__(
@@ -99,6 +100,7 @@ class WorkerPool:
         memory_limit_mib: float | None = None,
         depth: int = MAX_DEPTH,
         log: Path | str | None = None,
+        poll_s: float = POLL_S,
     ) -> None:
         if jobs < 1:
             raise ValueError(f"jobs must be at least 1, got {jobs}")
@@ -106,6 +108,7 @@ class WorkerPool:
         self.depth = max(1, depth)  # the most tasks queued at one worker
         self.memory_limit_mib = memory_limit_mib
         self.log = os.devnull if log is None else os.fspath(log)
+        self.poll_s = poll_s  # see _wait
         self._ctx = mp.get_context("fork")
         self._workers: list[WorkerHandle] = []
         self._broken: dict[tuple[str, int], str] = {}  # (spec, box) -> its warm-up failure
@@ -239,7 +242,7 @@ class WorkerPool:
             # the writing worker, between two solves. Once every task has been sent, the
             # last answers are waited for instead: they end the run (or a Dask chunk, whose
             # next one waits for them), and a poll would notice them ~1 ms late on average.
-            time.sleep(POLL_S if timeout is None else min(POLL_S, timeout))
+            time.sleep(self.poll_s if timeout is None else min(self.poll_s, timeout))
             ready = select.select(pipes, (), (), 0)[0]
         else:
             ready = wait(pipes, timeout)
