@@ -66,16 +66,17 @@ def prewarm(spec: str, box: int, memory_limit_mib: float | None) -> None:
     ready, into = threading.Event(), []
 
     def start() -> None:
-        pool = WorkerPool(1, memory_limit_mib, poll_s=CHUNK_POLL_S)
         try:
-            for _ in pool.run([Task(spec, warmup_puzzle(box), 1, PREWARM_TIMEOUT_S)]):
-                pass
-        except Exception:  # only a head start: the first chunk starts its own pool
-            pool.close()
-            ready.set()
-            return
-        into.append(pool)
-        ready.set()
+            pool = WorkerPool(1, memory_limit_mib, poll_s=CHUNK_POLL_S)
+            try:
+                for _ in pool.run([Task(spec, warmup_puzzle(box), 1, PREWARM_TIMEOUT_S)]):
+                    pass
+            except Exception:  # only a head start: the first chunk starts its own pool
+                pool.close()
+                return
+            into.append(pool)
+        finally:
+            ready.set()  # whatever happened: a chunk waits for this
         threading.Event().wait()  # never set: see above
 
     _prewarmed[:] = [(ready, into)]
@@ -84,9 +85,10 @@ def prewarm(spec: str, box: int, memory_limit_mib: float | None) -> None:
 
 def _take_prewarmed() -> WorkerPool | None:
     """The pool :func:`prewarm` started, once it is ready; None when there is none."""
-    if not _prewarmed:
+    try:
+        ready, into = _prewarmed.pop()  # one chunk takes it: another thread's gets None
+    except IndexError:
         return None
-    ready, into = _prewarmed.pop()
     ready.wait()
     return into[0] if into else None
 
