@@ -481,7 +481,7 @@ def executor(
     the background work (``overlap()``: metadata, calibration) while Dask starts: this
     process only waits then, and the solves later have the cores to themselves. ``first``
     (the first task's backend spec and box side) is what the Dask workers warm up for
-    meanwhile (see :func:`harness.cluster.dask_worker.prewarm`)."""
+    meanwhile (see :mod:`harness.cluster.prewarm`)."""
     meta_path = provenance.meta_path_for(config.out)
     if config.cluster is None:
         with WorkerPool(config.jobs, config.memory_limit_mib, log=log_path_for(config.out)) as pool:

@@ -30,6 +30,7 @@ from harness.cluster import (
     chunks,
     connect,
     dask_worker,
+    prewarm,
     quiet_dask_logs,
     run_chunk,
     start_in_background,
@@ -387,13 +388,37 @@ def test_an_early_start_is_taken_over(cluster: str) -> None:
 
 
 def test_an_early_start_for_another_cluster_is_dropped(cluster: str) -> None:
-    """An early start to another target ends having started nothing; the run's own is used."""
+    """An early start to another target ends; the run's own connection is used."""
     client_side.start_early(ClusterTarget("local:1"))
     early = client_side._early[0]
     target = ClusterTarget(cluster)
     with start_in_background(target) as started, connect(target) as connection:
-        early._process.join(60)  # it looked at its pipe before starting a cluster
+        early._process.join(60)
         assert (False, 0, 2) == (started is early, early._process.exitcode, connection.threads)
+
+
+@pytest.mark.parametrize("taken_over", [False, True])
+def test_an_early_start_starts_a_cluster_only_once_taken_over(
+    taken_over: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An early start not taken over ends without starting or joining any cluster."""
+    began = tmp_path / "began"
+
+    @contextlib.contextmanager
+    def starting(target: ClusterTarget) -> Iterator[Any]:
+        began.write_text(str(target))  # where a cluster would be started or joined
+        raise ClusterError("not here")
+        yield
+
+    monkeypatch.setattr(client_side, "_client", starting)  # the forked process has it too
+    client_side.start_early(ClusterTarget("local:1"))
+    early = client_side._early.pop()
+    if taken_over:
+        early.adopt()
+        with pytest.raises(ClusterError, match="not here"):
+            early.join()
+    early.close()  # the harness's end closed; waits for the process to end
+    assert (0, taken_over) == (early._process.exitcode, began.exists())
 
 
 def test_a_refused_run_stops_its_early_start(tmp_path: Path) -> None:
@@ -455,29 +480,57 @@ def test_run_chunk_sends_on_what_a_local_pool_gives(fake_backends: dict) -> None
     try:
         received = [Outcome.received(wire) for wire in pickle.loads(run_chunk(sent, None))]
     finally:
-        dask_worker._local.pool.close()  # the pool run_chunk keeps warm in this thread
+        dask_worker._retire()  # the pool run_chunk keeps warm in this thread
     same = ("status", "solution", "solutions", "nodes", "guesses", "backtracks", "native")
     expected = [[getattr(local[t], f) for f in same] + [socket.gethostname()] for t in tasks]
     assert expected == [[getattr(o, f) for f in same] + [o.host] for o in received]
     assert [Status.SOLVED, Status.TIMEOUT] == [o.status for o in received]
 
 
-def test_run_chunk_takes_the_prewarmed_pool() -> None:
-    """A chunk after prewarm solves in the pool prewarm started, warm: its answers as usual."""
+def _solver_pids(pool: WorkerPool) -> list[int]:
+    return [worker.proc.pid for worker in pool._workers]
+
+
+def test_run_chunk_takes_the_prewarmed_pool_and_closes_its_own() -> None:
+    """A chunk solves in the prewarmed pool; the pool its thread had from a run before closes."""
     import pickle
 
-    vars(dask_worker._local).clear()  # no pool in this thread yet (another test's is closed)
-    dask_worker.prewarm("bitmask", 3, None)
-    pool = dask_worker._prewarmed[0][1]
-    tasks = [Task("bitmask", pattern_puzzle(3, 3), 1, 5.0, 0)]
+    sent = pickle.dumps([Task("bitmask", pattern_puzzle(3, 3), 1, 5.0, 0).wire()])
+    pools = []
     try:
-        sent = pickle.dumps([task.wire() for task in tasks])
-        received = [Outcome.received(wire) for wire in pickle.loads(run_chunk(sent, None))]
-        assert ([], pool) == (dask_worker._prewarmed, [dask_worker._local.pool])
+        for _ in range(2):  # two runs on one long-lived worker
+            prewarm.start("bitmask", 3, None, poll_s=0.01)
+            warm = prewarm._pending[0]
+            assert warm.ready.wait(30)
+            warmed = _solver_pids(warm.pool)
+            answers = pickle.loads(run_chunk(sent, None))
+            assert (warm.pool, warmed) == (dask_worker._local.pool, _solver_pids(warm.pool))
+            assert [Status.SOLVED] == [Outcome.received(a).status for a in answers]
+            pools.append(warm)
+        first, second = pools
+        assert (True, [], False) == (
+            first.closed.is_set(),
+            first.pool._workers,
+            second.closed.is_set(),
+        )
     finally:
-        dask_worker._local.pool.close()
-        vars(dask_worker._local).clear()
-    assert [Status.SOLVED] == [outcome.status for outcome in received]
+        dask_worker._retire()
+    assert second.closed.is_set()
+
+
+def test_a_prewarm_no_chunk_took_is_closed_by_the_next() -> None:
+    """A prewarm no chunk took (its run ended, say) is closed by the next prewarm."""
+    prewarm.start("bitmask", 3, None, poll_s=0.01)
+    left = prewarm._pending[0]
+    assert left.ready.wait(30)
+    prewarm.start("bitmask", 3, 512.0, poll_s=0.01)
+    try:
+        assert left.closed.wait(30)
+        assert [] == left.pool._workers
+    finally:
+        taken = prewarm.take()
+        assert taken is not None
+        taken.close()
 
 
 def test_dask_logs_only_errors_in_the_harness() -> None:
@@ -497,8 +550,7 @@ def test_run_chunk_starts_no_task_after_its_budget(fake_backends: dict) -> None:
     try:
         answers = pickle.loads(run_chunk(sent, None, 0.0))
     finally:
-        dask_worker._local.pool.close()  # the pool run_chunk keeps warm in this thread
-        del dask_worker._local.pool
+        dask_worker._retire()  # the pool run_chunk keeps warm in this thread
     assert [Status.SOLVED, None, None, None, None] == [
         None if a is None else Outcome.received(a).status for a in answers
     ]

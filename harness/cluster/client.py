@@ -3,6 +3,7 @@ client (and a ``local:N`` cluster), and the harness's connection to it."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import gc
 import logging
@@ -157,12 +158,17 @@ def _checked_hosts(
     return {fact["host"]: fact.get("environment") for fact in facts.values()}
 
 
-def _serve(target: ClusterTarget, pipe: Connection, harness_end: Connection) -> None:
+def _serve(
+    target: ClusterTarget, pipe: Connection, harness_end: Connection, adopted: bool = True
+) -> None:
     """The process :class:`ClusterConnection` forks: connect to ``target`` (starting a
     local cluster), check its workers, answer ``("ready", threads, hosts)`` or
     ``("error", message)``, then relay chunks (see :func:`_relay`) until the harness
     closes its end of ``pipe`` or ends. Should the cluster fail after the answer, it says
-    ``("failed", None, message)``: never a traceback on the harness's terminal."""
+    ``("failed", None, message)``: never a traceback on the harness's terminal. Unless
+    ``adopted``, it imports Dask, then waits for the harness to take it over
+    (:meth:`ClusterConnection.adopt`) before it starts or joins anything: see
+    :func:`start_early`."""
     harness_end.close()  # else this process, and the workers it forks, would hold it open
     # Ctrl-C reaches the whole process group: the harness alone answers it (it says what
     # it did and closes the pipe, which stops this process). Here and in the Dask workers
@@ -175,6 +181,8 @@ def _serve(target: ClusterTarget, pipe: Connection, harness_end: Connection) -> 
         # sight, here and in the Dask workers and solver processes forked from here
         # (which would otherwise scan it, and copy the pages it touches, on each pass).
         gc.freeze()
+        if not adopted and pipe.recv()[0] != "adopt":  # EOF: the harness did not take it
+            return
         warm = _warm_hint(pipe)
         with _client(target) as client:
             local = target.local_workers is not None
@@ -276,12 +284,14 @@ class ClusterConnection:
     answer, daemonic workers); :attr:`threads` and :attr:`hosts` are known from then on.
     """
 
-    def __init__(self, target: ClusterTarget) -> None:
+    def __init__(self, target: ClusterTarget, adopted: bool = True) -> None:
         self.target = target
         context = multiprocessing.get_context("fork")
         self._pipe, theirs = context.Pipe()
         self._process = context.Process(
-            target=_serve, args=(target, theirs, self._pipe), name="harness-dask-client"
+            target=_serve,
+            args=(target, theirs, self._pipe, adopted),
+            name="harness-dask-client",
         )
         self._process.start()
         theirs.close()
@@ -302,10 +312,16 @@ class ClusterConnection:
             self._joined = True
         return self
 
+    def adopt(self) -> None:
+        """Let a process started unadopted (see :func:`start_early`) go on: start or join
+        its cluster."""
+        with contextlib.suppress(OSError):  # the process has ended: join() says why
+            self._pipe.send(("adopt",))
+
     def warm(self, spec: str, box: int, memory_limit_mib: float | None) -> None:
         """Before :meth:`join`: have each Dask worker start its solver process and warm it up
         for ``spec`` at box side ``box`` while the cluster gets ready (see
-        :func:`~harness.cluster.dask_worker.prewarm`). Too late (the cluster was up), it is
+        :mod:`harness.cluster.prewarm`). Too late (the cluster was up), it is
         ignored; it changes no row either way."""
         if not self._joined:
             with contextlib.suppress(OSError):  # the process has ended: join() says why
@@ -362,11 +378,15 @@ def start_early(target: ClusterTarget) -> None:
     :func:`start_in_background` to take over once the command line is parsed and checked.
 
     Dask's import, the longest part of a cluster run's start (~0.15 s), then overlaps the
-    harness's own imports too (~30 ms more). A run the parser or the checks refuse never
-    takes the connection over: the harness ends, and the process, which looks at its pipe
-    once Dask is imported and before it starts or joins any cluster, ends without a word.
-    A connection for another target than the one parsed is dropped the same way."""
-    _early.append(ClusterConnection(target))
+    harness's own imports too (~30 ms more). The process imports Dask and then waits to be
+    taken over (:meth:`ClusterConnection.adopt`) before it starts or joins any cluster. A
+    run the parser or the checks refuse never takes it over: the harness ends (closing its
+    end of the pipe, at exit at the latest, even on an unexpected exception), and the
+    process ends without a word. A connection to another target than the one parsed, or
+    to a cluster the parser did not see (an option's value), is never taken over either."""
+    connection = ClusterConnection(target, adopted=False)
+    atexit.register(connection.stop)  # before multiprocessing's exit waits for the process
+    _early.append(connection)
 
 
 @contextlib.contextmanager
@@ -379,6 +399,8 @@ def start_in_background(target: ClusterTarget) -> Iterator[ClusterConnection]:
     if early is not None and early.target != target:
         early.stop()  # its process ends once Dask is imported, having started nothing
         early = None
+    if early is not None:
+        early.adopt()
     started = _started[target] = early or ClusterConnection(target)
     try:
         yield started

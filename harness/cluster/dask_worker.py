@@ -14,13 +14,11 @@ from typing import Any
 from backends.base import Status
 from backends.puzzle import Puzzle
 from harness import provenance
+from harness.cluster import prewarm
 from harness.cluster.target import DAEMON_SETTING, ClusterError
 from harness.worker import Task, WorkerPool
-from harness.worker.measure import warmup_puzzle
 from harness.worker.wire import WireTask
 
-#: Seconds the solve of the warm-up puzzle that :func:`prewarm` times may take.
-PREWARM_TIMEOUT_S = 10.0
 #: Seconds between a chunk's pool's looks at its solver process's answers while it has
 #: tasks to hand out (a local run's pool looks every 2 ms: its answers become rows). The
 #: pool keeps 50 ms of solving queued there, and a chunk's last answers are waited for, so
@@ -33,64 +31,16 @@ def worker_facts(
     warm: tuple[str, int, float | None] | None = None, environment: bool = True
 ) -> dict[str, Any]:
     """Run on each Dask worker: whether it may start processes, its host and (unless
-    ``environment`` is False) its environment. With ``warm``, a worker that may start
-    processes also starts its solver process (see :func:`prewarm`)."""
+    ``environment`` is False) its environment. With ``warm`` (spec, box, memory limit),
+    a worker that may start processes also starts its solver process and warms it up
+    (see :mod:`harness.cluster.prewarm`)."""
     daemon = multiprocessing.current_process().daemon
     facts = {"daemon": daemon, "host": socket.gethostname()}
     if environment:
         facts["environment"] = host_environment()
-    if warm is not None and not daemon:
-        prewarm(*warm)  # once the facts are in: it would take turns with them
+    if warm is not None and not daemon:  # once the facts are in: it would take turns with them
+        prewarm.start(*warm, poll_s=CHUNK_POLL_S)
     return facts
-
-
-#: The pool :func:`prewarm` is starting, and when it is ready, until a chunk takes it.
-_prewarmed: list[tuple[threading.Event, list[WorkerPool]]] = []
-
-
-def prewarm(spec: str, box: int, memory_limit_mib: float | None) -> None:
-    """Start, in the background, the solver process that :func:`run_chunk` would start on
-    the first chunk, and warm it up for ``spec`` at box side ``box`` (the run's first task,
-    as the harness guesses it), so that the first chunk finds it ready.
-
-    The warm-up (an import, tables, a first solve: 20-30 ms for a fast backend, seconds
-    for some) then overlaps the cluster's last steps before it solves (this check, the
-    harness's first chunks on their way). It is the warm-up :mod:`harness.worker.pool`
-    runs on any first task, untimed, then an easy puzzle solved, timed, and dropped; a
-    warm-up that fails leaves that (spec, box) broken in the pool, as on any first task.
-
-    The thread that starts the solver process lives as long as this worker: Linux kills a
-    worker process when the *thread* that forked it ends (see
-    :func:`harness.worker.child._die_with_parent`).
-    """
-    ready, into = threading.Event(), []
-
-    def start() -> None:
-        try:
-            pool = WorkerPool(1, memory_limit_mib, poll_s=CHUNK_POLL_S)
-            try:
-                for _ in pool.run([Task(spec, warmup_puzzle(box), 1, PREWARM_TIMEOUT_S)]):
-                    pass
-            except Exception:  # only a head start: the first chunk starts its own pool
-                pool.close()
-                return
-            into.append(pool)
-        finally:
-            ready.set()  # whatever happened: a chunk waits for this
-        threading.Event().wait()  # never set: see above
-
-    _prewarmed[:] = [(ready, into)]
-    threading.Thread(target=start, name="harness prewarm", daemon=True).start()
-
-
-def _take_prewarmed() -> WorkerPool | None:
-    """The pool :func:`prewarm` started, once it is ready; None when there is none."""
-    try:
-        ready, into = _prewarmed.pop()  # one chunk takes it: another thread's gets None
-    except IndexError:
-        return None
-    ready.wait()
-    return into[0] if into else None
 
 
 #: What makes one host's timings comparable with another's, from
@@ -106,6 +56,16 @@ def host_environment(environment: dict[str, Any] | None = None) -> dict[str, Any
 
 
 _local = threading.local()
+
+
+def _retire() -> None:
+    """Close this thread's pool, if any (with the prewarm whose thread forked it)."""
+    prewarmed, pool = getattr(_local, "prewarmed", None), getattr(_local, "pool", None)
+    if prewarmed is not None:
+        prewarmed.close()
+    elif pool is not None:
+        pool.close()
+    _local.pool = _local.prewarmed = None
 
 
 def run_chunk(sent: bytes, memory_limit_mib: float | None, budget_s: float | None = None) -> bytes:
@@ -126,12 +86,14 @@ def run_chunk(sent: bytes, memory_limit_mib: float | None, budget_s: float | Non
     """
     if multiprocessing.current_process().daemon:
         raise ClusterError(f"this Dask worker is daemonic; start it with {DAEMON_SETTING}")
+    taken = prewarm.take()  # this run's warm pool, started while the workers were checked
+    if taken is not None and taken.pool is not None:
+        _retire()  # this thread's pool of an earlier run
+        _local.pool, _local.prewarmed = taken.pool, taken
+        _local.backend = None  # the warm-up's task time is forgotten
     pool = getattr(_local, "pool", None)
-    if pool is None and (pool := _take_prewarmed()) is not None:
-        _local.pool, _local.backend = pool, None  # the warm-up's task time is forgotten
     if pool is None or pool.memory_limit_mib != memory_limit_mib:
-        if pool is not None:
-            pool.close()
+        _retire()
         pool = _local.pool = WorkerPool(1, memory_limit_mib, poll_s=CHUNK_POLL_S)
     wire: list[WireTask] = pickle.loads(sent)
     if wire and getattr(_local, "backend", None) != wire[0][0]:  # a chunk is of one backend
