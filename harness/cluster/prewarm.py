@@ -68,11 +68,8 @@ _pending: list[Prewarmed] = []
 def start(spec: str, box: int, memory_limit_mib: float | None, poll_s: float) -> None:
     """Start a pool of one solver process, warmed up for ``spec`` at box side ``box``, for
     :func:`take`; close the one started before, if no chunk took it."""
-    while _pending:
-        try:
-            left = _pending.pop()
-        except IndexError:  # taken meanwhile
-            break
+    left = _pop()
+    if left is not None:
         threading.Thread(target=left.close, name="harness prewarm close", daemon=True).start()
     _pending.append(Prewarmed(spec, box, memory_limit_mib, poll_s))
 
@@ -80,9 +77,16 @@ def start(spec: str, box: int, memory_limit_mib: float | None, poll_s: float) ->
 def take() -> Prewarmed | None:
     """The prewarm :func:`start` started, once its warm-up is over, to be closed by whoever
     took it; None when there is none (or another thread took it)."""
+    prewarmed = _pop()
+    if prewarmed is not None:
+        prewarmed.ready.wait()
+    return prewarmed
+
+
+def _pop() -> Prewarmed | None:
+    """The prewarm pending, now no longer pending; None when there is none (list.pop is
+    atomic: of two threads taking it at once, one gets it)."""
     try:
-        prewarmed = _pending.pop()
+        return _pending.pop()
     except IndexError:
         return None
-    prewarmed.ready.wait()
-    return prewarmed
