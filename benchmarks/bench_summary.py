@@ -53,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 import pandas as pd  # noqa: E402 - after the path; imported before any timing
 
 from harness import render, summary, tables  # noqa: E402
+from harness.collector import gc_paused  # noqa: E402
 from harness.results import _rewrite, read_rows  # noqa: E402
 
 
@@ -89,15 +90,10 @@ def printer(summary_module: ModuleType, render_module: ModuleType) -> Callable[[
     from the rows in memory, with the collector paused (as ``print_tables`` does)."""
 
     def printed(rows: Rows) -> str:
-        paused = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_paused():
             puzzles = summary_module.for_tables(rows)
             text = render_module.render(summary_module.summary(puzzles))
             return text + render_module.render_native(summary_module.native_summary(puzzles))
-        finally:
-            if paused:
-                gc.enable()
 
     return printed
 

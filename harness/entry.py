@@ -12,10 +12,11 @@ and their records): it hands them to :func:`keep_until_exit` instead.
 
 from __future__ import annotations
 
-import gc
 import os
 import signal
 import sys
+
+from harness.collector import gc_paused
 
 #: Whether this process ends with ``os._exit`` once the command returns (see :func:`main`).
 _ENDS_AT_ONCE = False
@@ -52,10 +53,8 @@ def main() -> None:
     signal.signal(signal.SIGINT, _quit_quietly)
     if any(arg.startswith(("--cluster", "--scheduler-file")) for arg in sys.argv[1:]):
         _start_cluster_early(sys.argv[1:])
-    gc.disable()  # imports free next to nothing: the collector's passes only cost (~3 ms)
-    from harness.cli import main as cli
-
-    gc.enable()
+    with gc_paused():  # imports free next to nothing: the collector's passes only cost
+        from harness.cli import main as cli
 
     signal.signal(signal.SIGINT, signal.default_int_handler)  # commands handle it from here
     global _ENDS_AT_ONCE

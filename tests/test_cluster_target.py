@@ -3,7 +3,6 @@ needed here: the imports are of modules the tests write)."""
 
 from __future__ import annotations
 
-import gc
 import importlib
 import sys
 from collections.abc import Iterator
@@ -14,7 +13,6 @@ import pytest
 from harness.cluster.target import (
     ClusterError,
     ClusterTarget,
-    collector_paused,
     import_without,
     requested_in,
     yaml_parsed_in_c,
@@ -89,19 +87,6 @@ def test_yaml_is_parsed_by_libyaml_in_the_block_only(monkeypatch: pytest.MonkeyP
     after = yaml.safe_load("a: [1, b]")
     assert ({"a": [1, "b"]}, [yaml.CSafeLoader, yaml.SafeLoader]) == (after, loaders)
     assert inside == after
-
-
-@pytest.mark.parametrize("enabled", [True, False])
-def test_the_collector_is_paused_in_the_block_only(enabled: bool) -> None:
-    """collector_paused() turns the collector off in its block, and back as it was."""
-    was = gc.isenabled()
-    (gc.enable if enabled else gc.disable)()
-    try:
-        with collector_paused():
-            inside = gc.isenabled()
-        assert (False, enabled) == (inside, gc.isenabled())
-    finally:
-        (gc.enable if was else gc.disable)()
 
 
 @pytest.mark.parametrize(

@@ -43,7 +43,8 @@ in batches of a few thousand (:mod:`.check`), in pure Python, without numpy (:mo
 :mod:`.dispatch` sends each line to its layout, except runs of plain one-line puzzles (nothing
 but a puzzle's symbols on the line), which take a fast path that reads and checks a whole run
 at once (:mod:`.plain`), with the same results. :func:`read_puzzles` and :func:`read_text`
-leave what they made in the garbage collector's oldest generation (:func:`.dispatch.gc_paused`).
+leave what they made in the garbage collector's oldest generation
+(:func:`harness.collector.gc_paused`).
 """
 
 from __future__ import annotations
@@ -54,8 +55,9 @@ from collections.abc import Iterator
 from itertools import chain, compress, repeat
 from typing import TextIO
 
+from harness.collector import gc_paused
 from harness.readers import dispatch
-from harness.readers.dispatch import gc_paused, parse
+from harness.readers.dispatch import parse
 from harness.readers.records import (
     BadLine,
     DatasetError,
@@ -138,7 +140,7 @@ def _collect(batches: Iterator[list[PuzzleRecord | BadLine]]) -> ReadResult:
 
     The records pile up, and no cycles are made: left on, the collector would rescan the
     growing heap again and again; after, they go straight to its oldest generation
-    (:func:`.dispatch.gc_paused`). A batch is split by type without a Python loop per item.
+    (:func:`harness.collector.gc_paused`). A batch is split by type without a Python loop per item.
     """
     records: list[PuzzleRecord] = []
     bad: list[BadLine] = []

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from itertools import compress, repeat
 from operator import ne
 
+from harness.collector import gc_paused
 from harness.readers.check import Candidate, Item, Sink
 from harness.readers.csv_layout import NOT_A_HEADER, CsvLayout, looks_like_header
 from harness.readers.grids import GridLayout
@@ -23,29 +22,6 @@ FAST_PATH = True
 #: The fewest plain lines a stretch takes the fast path with: checking them costs some 50 us
 #: however few they are (81 cells' bit planes), the general path some 2 us a puzzle.
 MIN_RUN = 64
-
-
-@contextmanager
-def gc_paused(promote: bool = False) -> Iterator[None]:
-    """Pause the cyclic garbage collector for the block, then restore it as it was.
-
-    ``promote``: when the block ends without an error and the collector is to resume, first
-    move every object it tracks into its oldest generation (``gc.freeze()`` then
-    ``gc.unfreeze()``, as documented), unless some are frozen (a caller's, left alone).
-    Otherwise the first allocation after the block would start a young-generation pass over
-    everything made in it: for 10,000 puzzles, ~6-10 ms, mostly going over the 81 cells of
-    every grid, for records that live on anyway (``harness run`` freezes them next).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-        if promote and enabled and not gc.get_freeze_count():
-            gc.freeze()
-            gc.unfreeze()
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def parse(batches: Iterable[list[str | None]], dataset: str) -> Iterator[list[Item]]:
