@@ -35,7 +35,7 @@ Native statistics, over every deduction of the whole search (refuted branches in
 ``max_depth``
     The most guesses in force at once (0 when nothing was guessed).
 
-Per-strategy counts stay out of the CSV; :func:`solve_puzzle` and :mod:`harness.rating`
+Per-strategy counts stay out of the CSV; :func:`solve_puzzle` and :mod:`harness.puzzles.rating`
 return them.
 """
 

@@ -62,7 +62,7 @@ def timed(backend: str, data: Path, out: Path, extra: list[str], count: int) -> 
 START_UP = """
 import time
 start = time.perf_counter()
-from harness.cluster import ClusterTarget, connect
+from harness.run.cluster import ClusterTarget, connect
 with connect(ClusterTarget("local:2")):  # answered: up, its workers checked
     print(time.perf_counter() - start)
 """
@@ -72,7 +72,7 @@ with connect(ClusterTarget("local:2")):  # answered: up, its workers checked
 #: client does, the part of the start-up no harness change can remove.
 IMPORT = """
 import time
-from harness.cluster.target import import_distributed
+from harness.run.cluster.target import import_distributed
 start = time.perf_counter()
 import_distributed()
 print(time.perf_counter() - start)

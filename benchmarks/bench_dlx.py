@@ -34,7 +34,7 @@ from common import (
 
 from backends import make_backend
 from backends.puzzle import Puzzle
-from harness.readers import read_puzzles
+from harness.puzzles.readers import read_puzzles
 
 SIZES = PROJECT / "datasets" / "sizes.txt"
 COLUMNS = [

@@ -9,7 +9,7 @@ Usage::
    solves with no guess, its tier mix, and, side by side in the same run, its median nodes
    and CPU time per puzzle against ``mrv:inference=singles`` (Norvig's propagation).
 2. **Generated minimal puzzles**: ``N`` (default 1000) 9x9 puzzles made by
-   :func:`harness.generate.generate` (``harness generate --size 9 --count N --seed S``:
+   :func:`harness.puzzles.generate.generate` (``harness generate --size 9 --count N --seed S``:
    a random grid carved to a minimal unique puzzle), rated. Reports the share solved with no
    guess, the tier mix, how many puzzles each strategy fired in, and an ablation: the
    no-guess share with the ladder cut after each level, and level 3 without its two most
@@ -37,9 +37,9 @@ from backends.engines.strategies.board import Board
 from backends.engines.strategies.ladder import LADDER, Rule, ladder
 from backends.logic import LogicOutcome, fewest, run
 from backends.puzzle import Puzzle
-from harness.checker import check_solution
-from harness.generate import GenerateOptions, generate
-from harness.rating import TIERS, rating_of
+from harness.check.checker import check_solution
+from harness.puzzles.generate import GenerateOptions, generate
+from harness.puzzles.rating import TIERS, rating_of
 
 
 def solve_logic(puzzle: Puzzle, rules: Sequence[Rule]) -> tuple[int, int, float, LogicOutcome]:

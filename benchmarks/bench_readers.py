@@ -1,4 +1,4 @@
-"""Reading speed: harness.readers on COUNT distinct 9x9 puzzles in four layouts.
+"""Reading speed: harness.puzzles.readers on COUNT distinct 9x9 puzzles in four layouts.
 
     python benchmarks/bench_readers.py [--count 20000] [--rounds 7] [--compare REV]
                                        [--general] [--layout one-line ...]
@@ -7,10 +7,10 @@ The puzzles are the symmetry variants of the public sets that bench_overhead.py 
 layout is written to a temporary file: one puzzle per line, the same with a rating after each
 grid, gzip, and multi-line grids (``Puzzle.pretty``). It prints, per layout, the median time
 of ``read_puzzles`` over ROUNDS rounds and the time per puzzle. ``--compare`` loads another
-implementation of the readers, the ``harness/readers/`` package at a git revision (say
+implementation of the readers, the ``harness/puzzles/readers/`` package at a git revision (say
 ``main``) or a single module file, and times it in the same rounds, alternating, with the
 ratio new/other. ``--general`` also times this checkout's readers with the fast path for plain
-one-line puzzles turned off (``harness.readers.dispatch.FAST_PATH``), every line taking the
+one-line puzzles turned off (``harness.puzzles.readers.dispatch.FAST_PATH``), every line taking the
 general path, with the ratio new/general. ``--layout`` (repeatable) times only the layouts
 named.
 """
@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_overhead import build
 
 from backends.puzzle import Puzzle
-from harness.readers import dispatch, read_puzzles
+from harness.puzzles.readers import dispatch, read_puzzles
 
 Reader = Callable[[str], object]
 
@@ -62,13 +62,13 @@ LAYOUTS = ("one-line", "with rating", "gzip", "grids")
 
 def load_other(source: str, folder: Path) -> Reader:
     """``read_puzzles`` of another readers implementation: a module file, or the
-    ``harness/readers/`` package at git revision ``source``, copied into ``folder`` as the
-    package ``other_readers`` (its imports of ``harness.readers`` renamed to match)."""
+    ``harness/puzzles/readers/`` package at git revision ``source``, copied into ``folder`` as the
+    package ``other_readers`` (its imports of ``harness.puzzles.readers`` renamed to match)."""
     if Path(source).is_file():
         return load_file(source)
     git = ["git", "-C", str(ROOT)]
     names = subprocess.run(
-        [*git, "ls-tree", "--name-only", f"{source}:harness/readers/"],
+        [*git, "ls-tree", "--name-only", f"{source}:harness/puzzles/readers/"],
         capture_output=True,
         text=True,
         check=True,
@@ -78,12 +78,12 @@ def load_other(source: str, folder: Path) -> Reader:
     for name in names:
         if name.endswith(".py"):
             text = subprocess.run(
-                [*git, "show", f"{source}:harness/readers/{name}"],
+                [*git, "show", f"{source}:harness/puzzles/readers/{name}"],
                 capture_output=True,
                 text=True,
                 check=True,
             ).stdout
-            (package / name).write_text(text.replace("harness.readers", "other_readers"))
+            (package / name).write_text(text.replace("harness.puzzles.readers", "other_readers"))
     sys.path.insert(0, str(folder))
     return importlib.import_module("other_readers").read_puzzles
 

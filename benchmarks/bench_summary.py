@@ -8,17 +8,17 @@ It runs `harness run -q -b mrv -b dlx -b ac3 datasets/medium.txt` once (real row
 native statistics), then makes N rows of them (distinct line numbers, solve times scaled by
 a random factor), written as a CSV too. Side by side, ROUNDS times each, it times:
 
-* plain: :func:`harness.summary.for_tables`, the summary and native tables and their text,
+* plain: :func:`harness.tables.summary.for_tables`, the summary and native tables and their text,
   from the rows in memory, with the collector paused (as `harness run` prints them);
-* tables: the same tables from the CSV with :mod:`harness.tables` (pandas imported
+* tables: the same tables from the CSV with :mod:`harness.tables.frames` (pandas imported
   beforehand: its import, ~0.2 s, is not counted), reading the CSV included and not;
-* with ``--old REV``, the same with the pandas implementation ``harness/tables.py`` had
-  at git revision REV (the one before harness.summary, to compare with what it replaced).
+* with ``--old REV``, the same with the pandas implementation ``harness/tables/frames.py`` had
+  at git revision REV (the one before harness.tables.summary, to compare with what it replaced).
 
 It prints the medians in ms and checks that every path prints the same text.
 
 With ``--against REV`` it times instead what `harness run` does after its last solve to
-print its tables (``print_tables``: :func:`harness.summary.for_tables`, the summary and
+print its tables (``print_tables``: :func:`harness.tables.summary.for_tables`, the summary and
 native tables and their text, the collector paused) with the code of git revision REV and
 with the code in the tree, alternately in one process, ROUNDS times each, on three shapes
 of rows as `harness run` holds them (issue 13: at most 8 ms for 10,000 rows of one backend):
@@ -52,9 +52,13 @@ sys.path.insert(0, str(ROOT))
 
 import pandas as pd  # noqa: E402 - after the path; imported before any timing
 
-from harness import render, summary, tables  # noqa: E402
-from harness.collector import gc_paused  # noqa: E402
+from harness.gc_pause import gc_paused  # noqa: E402
 from harness.results import _rewrite, read_rows  # noqa: E402
+from harness.tables import frames as tables  # noqa: E402
+from harness.tables import (  # noqa: E402
+    render,
+    summary,
+)
 
 
 def real_rows(folder: Path) -> list[dict[str, str]]:
@@ -108,9 +112,9 @@ def with_pandas(module, frame: pd.DataFrame) -> str:
 
 
 def old_tables(revision: str, folder: Path):
-    """``harness/tables.py`` as it was at ``revision``, as a module."""
+    """``harness/tables/frames.py`` as it was at ``revision``, as a module."""
     source = subprocess.run(
-        ["git", "show", f"{revision}:harness/tables.py"], cwd=ROOT, check=True,
+        ["git", "show", f"{revision}:harness/tables/frames.py"], cwd=ROOT, check=True,
         capture_output=True, text=True,
     ).stdout  # fmt: skip
     path = folder / "old_tables.py"
@@ -146,8 +150,8 @@ def plain_at(revision: str, folder: Path) -> Callable[[Rows], str]:
         del sys.modules[name]
     sys.path.insert(0, str(tree))
     try:
-        old_summary = importlib.import_module("harness.summary")
-        old_render = importlib.import_module("harness.render")
+        old_summary = importlib.import_module("harness.tables.summary")
+        old_render = importlib.import_module("harness.tables.render")
     finally:
         sys.path.remove(str(tree))
         for name in [k for k in sys.modules if k.split(".")[0] in ours]:
@@ -210,7 +214,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, action="append", help="row counts (10000, 50000)")
     parser.add_argument("--rounds", type=int, help="default 7, with --against 41")
-    parser.add_argument("--old", metavar="REV", help="also time harness/tables.py at REV")
+    parser.add_argument("--old", metavar="REV", help="also time harness/tables/frames.py at REV")
     parser.add_argument("--against", metavar="REV", help="time print_tables at REV and now")
     parser.add_argument("--count", type=int, default=10_000, help="with --against (10000)")
     args = parser.parse_args()

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from backends.base import Backend, SolveResult, Status
 from backends.puzzle import Puzzle
-from harness.checker import check_solution
+from harness.check.checker import check_solution
 
 PROJECT = Path(__file__).resolve().parents[1]
 #: The public puzzle sets, kept beside the project and never copied into it.

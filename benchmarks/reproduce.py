@@ -45,7 +45,7 @@ import pandas as pd  # noqa: E402
 from common import DATASETS  # noqa: E402
 
 from backends import make_backend  # noqa: E402
-from harness import tables  # noqa: E402
+from harness.tables import frames as tables  # noqa: E402
 
 TOP95 = DATASETS / "norvig-top95.txt"
 #: The puzzle of seed 000's write-up.

@@ -42,9 +42,9 @@ import pandas as pd
 
 from backends import REGISTRY, backend_class
 from backends.base import COUNTERS, Status
-from harness import provenance, tables
 from harness.exit_codes import CheckExit
-from harness.results import BASE_COLUMNS, read_results
+from harness.results import BASE_COLUMNS, provenance, read_results
+from harness.tables import frames as tables
 
 EXIT_OK, EXIT_REGRESSION, EXIT_WRONG = CheckExit.OK, CheckExit.REGRESSION, CheckExit.WRONG
 BAD = (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value)

@@ -31,7 +31,7 @@ NO_PLACE_FOR_8 = "1234567.." + "." * 18 + ".......8." + "." * 18 + "........8" +
 def shipped(name: str) -> list[Puzzle]:
     """The puzzles of one of the project's own datasets/ files, read as `harness run` reads
     them (comments skipped, tdoku's ``puzzle:count`` form understood)."""
-    from harness.readers import read_puzzles
+    from harness.puzzles.readers import read_puzzles
 
     return [record.puzzle for record in read_puzzles(PROJECT_DATASETS / name).records]
 

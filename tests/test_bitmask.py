@@ -9,7 +9,7 @@ from backends.base import SolveResult, Status
 from backends.bitmask import BitmaskBackend, root, settle, tables
 from backends.errors import BackendOptionError
 from backends.puzzle import Puzzle
-from harness.checker import check_solution
+from harness.check.checker import check_solution
 from tests.puzzles import (
     EASY_FIRST,
     HARDEST_FIRST,

@@ -1,4 +1,4 @@
-"""Tests for harness/catalog.py and the ``harness datasets`` command."""
+"""Tests for harness/puzzles/catalog.py and the ``harness datasets`` command."""
 
 from __future__ import annotations
 
@@ -7,14 +7,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from harness import catalog, cli
-from harness.catalog import (
+from harness import cli
+from harness.puzzles import catalog
+from harness.puzzles.catalog import (
     PUBLIC_COLLECTIONS,
     describe_shipped,
     shipped_datasets,
     summarise,
 )
-from harness.readers import PuzzleRecord, read_puzzles
+from harness.puzzles.readers import PuzzleRecord, read_puzzles
 from tests.puzzles import PROJECT_DATASETS
 
 UNIQUE_4X4 = "14..3...4..1...."
@@ -65,7 +66,7 @@ def test_only_unique_puzzles_are_rated(folder: Path) -> None:
 
 
 def test_real_rating_gives_tiers(folder: Path) -> None:
-    """With harness.rating, a 4x4 with many givens and a full grid are both easy."""
+    """With harness.puzzles.rating, a 4x4 with many givens and a full grid are both easy."""
     assert {"easy": 2} == summarise(folder / "plain.txt").tiers
 
 
@@ -119,7 +120,7 @@ def test_cli_datasets_lists_shipped_and_public() -> None:
 
 
 def test_cli_datasets_rates_a_folder(folder: Path) -> None:
-    """`harness datasets --dir FOLDER` shows the difficulty mix from harness.rating."""
+    """`harness datasets --dir FOLDER` shows the difficulty mix from harness.puzzles.rating."""
     result = CliRunner().invoke(cli.main, ["datasets", "--dir", str(folder)])
     assert 0 == result.exit_code, result.output
     assert "difficulty: easy 1, unsolvable 1, multi-solution 1" in result.output

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.checker import _reason, check_solution
+from harness.check.checker import _reason, check_solution
 
 SOLVED = tuple(
     int(ch)

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from harness import runner
 from harness.cli import EXIT_ERROR, EXIT_USAGE, EXIT_WRONG, main
 from harness.cli.run import resume_command
 from harness.results import read_rows
+from harness.run import runner
 from tests.conftest import pattern_puzzle
 
 TOP1 = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"

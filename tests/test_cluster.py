@@ -21,9 +21,9 @@ import pytest
 from click.testing import CliRunner
 
 from backends.base import Status
-from harness import provenance
 from harness.cli import EXIT_USAGE, main
-from harness.cluster import (
+from harness.results import provenance, read_rows, row_key
+from harness.run.cluster import (
     ClusterError,
     ClusterTarget,
     check_workers,
@@ -35,11 +35,10 @@ from harness.cluster import (
     run_chunk,
     start_in_background,
 )
-from harness.cluster import client as client_side
-from harness.cluster.chunks import CHUNK_TARGET_S, FIRST_CHUNK, MIN_CHUNK_S, Chunker
-from harness.cluster.client import CONNECT_TIMEOUT_S
-from harness.results import read_rows, row_key
-from harness.worker import Outcome, Task, WorkerPool
+from harness.run.cluster import client as client_side
+from harness.run.cluster.chunks import CHUNK_TARGET_S, FIRST_CHUNK, MIN_CHUNK_S, Chunker
+from harness.run.cluster.client import CONNECT_TIMEOUT_S
+from harness.run.worker import Outcome, Task, WorkerPool
 from tests.conftest import pattern_puzzle
 from tests.puzzles import PROJECT_DATASETS
 
@@ -275,7 +274,7 @@ def test_dask_is_imported_without_numpy() -> None:
     """The cluster's Dask import leaves numpy unloaded, and numpy importable after it."""
     pytest.importorskip("numpy", reason="numpy is not installed: nothing to leave out")
     script = (
-        "import sys; from harness.cluster.target import import_distributed\n"
+        "import sys; from harness.run.cluster.target import import_distributed\n"
         "import_distributed(); print('numpy' in sys.modules)\n"
         "import numpy; print('numpy' in sys.modules)"
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cluster.target import (
+from harness.run.cluster.target import (
     ClusterError,
     ClusterTarget,
     import_without,

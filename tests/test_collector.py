@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from harness.collector import gc_paused
+from harness.gc_pause import gc_paused
 
 
 @pytest.mark.parametrize("enabled", [True, False])

@@ -12,10 +12,10 @@ import pytest
 from backends import REGISTRY, backend_class, make_backend
 from backends.base import Backend, SolveResult, Status, install_reason
 from backends.puzzle import Puzzle
-from harness import runner
-from harness.checker import check_solution
-from harness.readers import PuzzleRecord, read_puzzles
+from harness.check.checker import check_solution
+from harness.puzzles.readers import PuzzleRecord, read_puzzles
 from harness.results import read_rows
+from harness.run import runner
 from tests.puzzles import shipped
 
 NAMES = sorted(REGISTRY)

@@ -11,7 +11,7 @@ from backends.base import SolveResult, Status
 from backends.dlx import DlxBackend, build_matrix, search
 from backends.errors import BackendOptionError
 from backends.puzzle import Grid, Puzzle
-from harness.checker import check_solution
+from harness.check.checker import check_solution
 from tests.puzzles import (
     EASY_FIRST,
     HARDEST_FIRST,

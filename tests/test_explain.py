@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from backends.puzzle import Puzzle, canonical_alphabet
-from harness import rating
 from harness.cli import EXIT_USAGE, main
-from harness.readers import read_puzzles
+from harness.puzzles import rating
+from harness.puzzles.readers import read_puzzles
 from tests.test_logic import MULTI, SIXTEEN, STRATEGY_PUZZLES, known_solution
 
 LINE = re.compile(r"^\s*\d+\. (?P<indent>(?:  )*)(?P<text>\S.*)$")

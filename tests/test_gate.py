@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 from click.testing import CliRunner
 
-from harness import gate, provenance
+from harness import gate
 from harness.cli import main
-from harness.results import BASE_COLUMNS
+from harness.results import BASE_COLUMNS, provenance
 
 
 def frame(times: list[float], nodes: list[int], status: str = "SOLVED") -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""Tests for the puzzle generator (harness/generate/) and the datasets the project ships."""
+"""Tests for the puzzle generator (harness/puzzles/generate/) and the datasets the project ships."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from backends import backend_class, make_backend
 from backends.base import Status
 from backends.puzzle import Puzzle
 from harness import cli
-from harness.checker import check_solution
+from harness.check.checker import check_solution
 from harness.cli.generate import small_datasets_command
-from harness.generate import (
+from harness.puzzles.generate import (
     SYMMETRIES,
     GenerateError,
     GenerateOptions,
@@ -37,8 +37,8 @@ from harness.generate import (
     render,
     solution_of,
 )
-from harness.rating import rate
-from harness.readers import read_puzzles
+from harness.puzzles.rating import rate
+from harness.puzzles.readers import read_puzzles
 from tests.puzzles import PROJECT_DATASETS
 
 #: Shipped files whose every puzzle has exactly one solution.
@@ -53,7 +53,7 @@ UNIQUE_SETS = [
 ]
 #: Shipped files made by carving to a minimal puzzle (no --min-givens, no symmetry).
 MINIMAL_SETS = ["hard95.txt", "easy.txt", "medium.txt", "needs-guess.txt"]
-#: Shipped files and the one tier harness.rating gives each of their puzzles.
+#: Shipped files and the one tier harness.puzzles.rating gives each of their puzzles.
 TIER_SETS = {"easy.txt": "easy", "medium.txt": "medium", "needs-guess.txt": "needs-guess"}
 ALL_SETS = [*UNIQUE_SETS, "unsolvable.txt", "multi.txt"]
 
@@ -342,7 +342,7 @@ def test_no_symmetry_carves_as_before() -> None:
 
 
 def test_difficulty_keeps_only_that_tier() -> None:
-    """Every --difficulty medium puzzle is rated medium by harness.rating."""
+    """Every --difficulty medium puzzle is rated medium by harness.puzzles.rating."""
     kept = generate(GenerateOptions(count=3, seed=2, difficulty="medium")).kept
     assert ["medium"] * 3 == [rate(c.puzzle).tier for c in kept]
     assert ["medium"] * 3 == [c.tier for c in kept]
@@ -351,7 +351,7 @@ def test_difficulty_keeps_only_that_tier() -> None:
 def test_difficulty_header_names_the_tier() -> None:
     """The header of a --difficulty file says which tier and gives the command."""
     text = render(generate(GenerateOptions(count=1, seed=2, difficulty="easy")))
-    assert "# Difficulty: tier easy by harness.rating" in text
+    assert "# Difficulty: tier easy by harness rate" in text
     assert "--difficulty easy" in text
 
 
@@ -566,7 +566,7 @@ def test_shipped_minimal_puzzles_are_minimal(dlx, name: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "tier"), sorted(TIER_SETS.items()))
 def test_shipped_tiers_match_their_header(name: str, tier: str) -> None:
-    """Every puzzle of easy, medium and needs-guess is rated that tier by harness.rating."""
+    """Every puzzle of easy, medium and needs-guess is rated that tier by harness.puzzles.rating."""
     puzzles = _puzzles(name)
     assert [tier] * len(puzzles) == [rate(p).tier for p in puzzles]
     assert any(f"Difficulty: tier {tier} " in line for line in _header(name))
@@ -610,13 +610,14 @@ def test_datasets_say_how_they_were_made(name: str) -> None:
     assert (PROJECT_DATASETS / name).read_text(encoding="utf-8").startswith("#")
     assert 1 == sum("reproduce: " in line for line in header)
     assert any(
-        "harness generate" in line or "python -m harness.generate" in line for line in header
+        "harness generate" in line or "python -m harness.puzzles.generate" in line
+        for line in header
     )
 
 
 @pytest.mark.parametrize("name", ALL_SETS)
 def test_datasets_read_cleanly_with_the_harness_reader(name: str) -> None:
-    """harness.readers reads each shipped dataset whole: same puzzles, no bad lines."""
+    """harness.puzzles.readers reads each shipped dataset whole: same puzzles, no bad lines."""
     result = read_puzzles(str(PROJECT_DATASETS / name))
     assert [] == list(result.bad)
     assert _puzzles(name) == [record.puzzle for record in result.records]
@@ -640,7 +641,7 @@ def test_cli_generate_refuses_bad_backend() -> None:
 
 
 def test_small_datasets_command_refuses_a_missing_directory(tmp_path: Path) -> None:
-    """python -m harness.generate names a missing directory in one line (exit 2), before work."""
+    """python -m harness.puzzles.generate names a missing directory in one line (exit 2)."""
     missing = tmp_path / "no-such-dir"
     result = CliRunner().invoke(small_datasets_command, [str(missing), "--tdoku"])
     assert 2 == result.exit_code

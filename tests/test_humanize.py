@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from harness import humanize
+from harness.tables import humanize
 
 
 @pytest.mark.parametrize(
@@ -49,6 +49,6 @@ def test_plain_never_uses_an_exponent() -> None:
 
 def test_seconds_in_messages_keep_two_significant_digits() -> None:
     """Durations in messages: 1.2 ms, 0.35 s, 30 s, never 0.001234 s."""
-    from harness.humanize import seconds
+    from harness.tables.humanize import seconds
 
     assert ["1.2 ms", "0.35 s", "30 s"] == [seconds(0.001234), seconds(0.3512), seconds(30.0)]

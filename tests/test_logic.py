@@ -11,7 +11,7 @@ from backends.engines.strategies.ladder import LADDER, next_step
 from backends.errors import BackendOptionError, UnknownStatusError
 from backends.logic import LogicBackend, first_open, most, solve_puzzle, translate_status
 from backends.puzzle import Puzzle
-from harness.checker import check_solution
+from harness.check.checker import check_solution
 from tests.puzzles import effort
 
 #: For each strategy, a puzzle on which (before any guess) it is the rung that makes

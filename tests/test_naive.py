@@ -11,10 +11,10 @@ from backends.base import SolveResult, Status
 from backends.errors import BackendOptionError
 from backends.naive import NaiveBackend
 from backends.puzzle import Puzzle
-from harness import runner
-from harness.checker import check_solution
-from harness.readers import PuzzleRecord
+from harness.check.checker import check_solution
+from harness.puzzles.readers import PuzzleRecord
 from harness.results import read_rows
+from harness.run import runner
 from tests.puzzles import SHARED_DATASETS, shipped
 
 PROJECT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ from backends.base import SolveResult, Status
 from backends.errors import BackendOptionError
 from backends.norvig import NorvigBackend, parse_pairs
 from backends.puzzle import Puzzle
-from harness.checker import check_solution
+from harness.check.checker import check_solution
 from tests.puzzles import EASY_FIRST, TOP95_FIRST, effort, public_set, shipped
 
 PROJECT = Path(__file__).resolve().parents[1]

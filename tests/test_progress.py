@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from harness.progress import Progress
+from harness.cli.progress import Progress
 
 
 class Clock:

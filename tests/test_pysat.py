@@ -13,7 +13,7 @@ from backends.engines import cnf
 from backends.errors import BackendOptionError, UnknownStatusError
 from backends.puzzle import Puzzle
 from backends.pysat_backend import ENGINES, INTERRUPTIBLE, STATS, PysatBackend, translate_status
-from harness.checker import check_solution
+from harness.check.checker import check_solution
 from tests.puzzles import TOP95_FIRST, WRONG_GIVEN, run
 
 if PysatBackend.available() is not None:

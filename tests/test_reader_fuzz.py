@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backends.puzzle import Puzzle
-from harness.readers import MAX_LINE, DatasetError, ReadResult, read_puzzles
+from harness.puzzles.readers import MAX_LINE, DatasetError, ReadResult, read_puzzles
 from tests.test_readers import JUNK_PIECES, PUZ, PUZ4, PUZ16, SOL, fuzz_line
 
 

@@ -17,7 +17,7 @@ from click.testing import CliRunner, Result
 
 from backends.puzzle import Puzzle
 from harness.cli import EXIT_USAGE, main
-from harness.readers import MAX_LINE, DatasetError, read_puzzles, read_text
+from harness.puzzles.readers import MAX_LINE, DatasetError, read_puzzles, read_text
 from tests.conftest import PROJECT
 from tests.test_readers import PUZ, PUZ2, SOL, solved_grid
 

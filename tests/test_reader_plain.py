@@ -1,4 +1,4 @@
-"""The fast path for plain one-line puzzles (harness.readers.plain) against the general path:
+"""The fast path for plain one-line puzzles (readers.plain) against the general path:
 the same records and bad lines, in the same order, for every mix of lines."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backends.puzzle import Puzzle
-from harness.readers import (
+from harness.puzzles.readers import (
     MAX_LINE,
     DatasetError,
     ReadResult,
@@ -22,8 +22,8 @@ from harness.readers import (
     read_puzzles,
     read_text,
 )
-from harness.readers.plain import plain_kinds
-from harness.readers.records import new_record, new_records
+from harness.puzzles.readers.plain import plain_kinds
+from harness.puzzles.readers.records import new_record, new_records
 from tests.test_reader_fuzz import FakeStdin
 from tests.test_readers import (
     JUNK_PIECES,

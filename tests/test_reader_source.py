@@ -1,4 +1,4 @@
-"""Lines read a block at a time (harness.readers.source.bounded_batches) against lines read one
+"""Lines read a block at a time (readers.source.bounded_batches) against lines read one
 ``readline`` at a time with a length limit: the same lines, batches and errors."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.readers import source
-from harness.readers.records import DatasetError
+from harness.puzzles.readers import source
+from harness.puzzles.readers.records import DatasetError
 
 
 def readline_lines(handle: TextIO, max_line: int, text_only: bool) -> Iterator[str | None]:

@@ -1,4 +1,4 @@
-"""Tests for harness.readers: layouts, bad lines, whole-file errors, fuzzing, round trips."""
+"""harness.puzzles.readers: layouts, bad lines, whole-file errors, fuzzing, round trips."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backends.puzzle import Puzzle, canonical_alphabet
-from harness.readers import (
+from harness.puzzles.readers import (
     BadLine,
     DatasetError,
     PuzzleRecord,
@@ -26,9 +26,9 @@ from harness.readers import (
     read_puzzles,
     read_text,
 )
-from harness.readers.batch import check
-from harness.readers.records import new_record
-from harness.readers.symbols import digit_table, is_token, token_of
+from harness.puzzles.readers.batch import check
+from harness.puzzles.readers.records import new_record
+from harness.puzzles.readers.symbols import digit_table, is_token, token_of
 from tests.puzzles import SHARED_DATASETS
 
 DATA = Path(__file__).parent / "data" / "readers"
@@ -783,7 +783,7 @@ def test_reading_never_imports_numpy(tmp_path: Path) -> None:
     path.write_text(f"{PUZ}:1:{SOL}\n{bad}\n{solved_grid(4)}\n\n{grid}\n")
     code = (
         "import sys\n"
-        "from harness.readers import read_puzzles\n"
+        "from harness.puzzles.readers import read_puzzles\n"
         "result = read_puzzles(sys.argv[1])\n"
         "print(len(result.records), len(result.bad), 'numpy' in sys.modules)"
     )

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from backends.base import Status
-from harness import provenance, runner
-from harness.readers import PuzzleRecord
-from harness.results import KEY_COLUMNS, read_rows
-from harness.worker import Task, WorkerPool
+from harness.puzzles.readers import PuzzleRecord
+from harness.results import KEY_COLUMNS, provenance, read_rows
+from harness.run import runner
+from harness.run.worker import Task, WorkerPool
 from tests.conftest import pattern_puzzle
 
 

@@ -38,7 +38,7 @@ from backends.engines.search.state import (
     tables,
 )
 from backends.puzzle import Puzzle
-from harness.checker import check_solution
+from harness.check.checker import check_solution
 from tests.puzzles import EASY_FIRST, NO_PLACE_FOR_8, TOP95_FIRST, effort
 
 

@@ -14,7 +14,12 @@ import pytest
 
 import backends
 from backends.errors import UnknownBackendError
-from harness import distributions, entry, provenance
+
+#: The modules of ``backends`` the registry itself needs: the contract, the model, the errors.
+from harness.cli import entry
+
+#: The modules of ``backends`` the registry itself needs: the contract, the model, the errors.
+from harness.results import distributions, provenance
 
 #: The modules of ``backends`` the registry itself needs: the contract, the model, the errors.
 REGISTRY_MODULES = ["backends", "backends.base", "backends.errors", "backends.puzzle"]
@@ -88,7 +93,7 @@ def write(path: Path, text: str) -> None:
 PROBE = """
 import json, sys
 from importlib import metadata
-from harness import distributions
+from harness.results import distributions
 asked = []
 ask = distributions._from_importlib
 def spy(some):

@@ -1,4 +1,4 @@
-"""The plain-Python tables (harness.summary) against pandas: same rows, same figures, same text."""
+"""The plain-Python tables (tables.summary) against pandas: same rows, figures and text."""
 
 from __future__ import annotations
 
@@ -14,15 +14,17 @@ import pytest
 from click.testing import CliRunner
 
 from backends.base import Status
-from harness import puzzle_rows, render, summary, tables
 from harness.cli import main
 from harness.results import BASE_COLUMNS, read_rows
+from harness.tables import frames as tables
+from harness.tables import render, summary
+from harness.tables import rows as puzzle_rows
 from tests.conftest import PROJECT
 
 ANSWERED = ("SOLVED", "UNSAT")
 
 
-# -- the pandas oracle: the tables as pandas computed them before harness.summary ----------
+# -- the pandas oracle: the tables as pandas computed them before harness.tables.summary ----------
 
 
 def oracle_per_puzzle(frame: pd.DataFrame) -> pd.DataFrame:

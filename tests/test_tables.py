@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from backends.base import Status
-from harness import tables
+from harness.tables import frames as tables
 
 
 def row(line: int, status: str, solve_s: float, repeat: int = 0, **extra: Any) -> dict:

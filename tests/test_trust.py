@@ -19,9 +19,10 @@ from click.testing import CliRunner
 import backends
 from backends.base import SolveResult, Status
 from backends.puzzle import Puzzle
-from harness import exit_codes, tables
+from harness import exit_codes
 from harness.cli import main
 from harness.results import read_rows
+from harness.tables import frames as tables
 from tests.conftest import PROJECT, pattern_puzzle
 from tests.fake_backends import _Fake, _pattern_answer
 
@@ -264,7 +265,7 @@ def test_a_count_of_two_for_a_unique_puzzle_is_refuted() -> None:
         | {"status": "SOLVED", "solutions": count, "solution": solution, "message": ""}
         for b, count in (("a", "1"), ("b", "2"))
     ]
-    from harness.judge import settle_count
+    from harness.check.judge import settle_count
 
     assert 1 == cross_check(rows, lambda p, s: settle_count(p, s, 10))
     assert ["SOLVED", "WRONG"] == [r["status"] for r in rows]
@@ -322,7 +323,7 @@ def test_out_in_a_missing_folder_is_one_line(tmp_path: Path, command: list[str])
 # A child that presses Ctrl-C on itself while Python imports the command line.
 CTRL_C_WHILE_IMPORTING = """
 import os, signal, sys
-import harness.entry
+import harness.cli.entry
 
 class PressCtrlC:
     def find_spec(self, name, path, target=None):
@@ -331,7 +332,7 @@ class PressCtrlC:
         return None
 
 sys.meta_path.insert(0, PressCtrlC())
-harness.entry.main()
+harness.cli.entry.main()
 """
 
 
@@ -351,7 +352,9 @@ def wait_until_reading_stdin(pid: int) -> None:
     pytest.fail(f"process {pid} never read its stdin")
 
 
-@pytest.mark.parametrize("code", [CTRL_C_WHILE_IMPORTING, "import harness.entry as e; e.main()"])
+@pytest.mark.parametrize(
+    "code", [CTRL_C_WHILE_IMPORTING, "import harness.cli.entry as e; e.main()"]
+)
 def test_ctrl_c_while_starting_or_reading_exits_130(code: str) -> None:
     """Ctrl-C while importing or reading stdin: exit 130, one line, no traceback or 'Aborted!'."""
     command = [sys.executable, "-c", code, "run", "-q", "-"]

@@ -17,8 +17,8 @@ from click.testing import CliRunner
 from backends.base import Status
 from harness.cli import EXIT_BROKEN_PIPE, main
 from harness.results import read_rows
-from harness.worker import Outcome, WorkerPool, handle, pool
-from harness.worker.measure import ProcessPeaks
+from harness.run.worker import Outcome, WorkerPool, handle, pool
+from harness.run.worker.measure import ProcessPeaks
 from tests.conftest import PROJECT, pattern_puzzle
 from tests.test_signals import SCRIPT, forks_of
 

@@ -16,7 +16,7 @@ import click
 
 from backends.errors import SudokuError
 from harness.exit_codes import RunExit, stopped_by
-from harness.readers import BadLine, PuzzleRecord, format_bad_lines, read_puzzles
+from harness.puzzles.readers import BadLine, PuzzleRecord, format_bad_lines, read_puzzles
 
 # The exit codes of `harness run` and of the other commands, named in harness/exit_codes.py.
 EXIT_OK = RunExit.OK

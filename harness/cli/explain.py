@@ -28,7 +28,7 @@ def explain(puzzle: str, timeout: float) -> None:
     PUZZLE is a puzzle's text (any size), FILE:LINE for the puzzle at that line of a file,
     or - for the one puzzle on standard input (-:LINE for the one at that line).
     """
-    from harness import rating
+    from harness.puzzles import rating
 
     try:
         lines = rating.explain_lines(rating.load_puzzle(puzzle), time_limit=timeout)
@@ -47,7 +47,7 @@ def rate(
     files: tuple[str, ...], out: Path | None, timeout: float, skip_invalid: bool, quiet: bool
 ) -> None:
     """Rate the difficulty of every puzzle in FILES: a CSV and a tier count table."""
-    from harness import rating
+    from harness.puzzles import rating
 
     path = out or RESULTS_DIR / f"{file_stems(files)}-rating.csv"
     if path.exists():  # as `harness run` does, never overwrite a file

@@ -1,5 +1,5 @@
 """``harness generate``: make puzzle files whose header says how to make them again; and
-``python -m harness.generate``, which (re)writes the small shipped datasets."""
+``python -m harness.puzzles.generate``, which (re)writes the small shipped datasets."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 import click
 
 from backends.errors import SudokuError
-from harness import generate as generate_lib
 from harness.cli.common import UserError, jobs_option, out_option, quiet_option
+from harness.puzzles import generate as generate_lib
 
 
 @click.command("generate")
@@ -73,7 +73,7 @@ from harness.cli.common import UserError, jobs_option, out_option, quiet_option
 @click.option(
     "--difficulty",
     default=None,
-    help="Keep only puzzles of this harness.rating tier: easy, medium, hard, expert or "
+    help="Keep only puzzles of this harness.puzzles.rating tier: easy, medium, hard, expert or "
     "needs-guess.",
 )
 @click.option(
@@ -105,7 +105,7 @@ def generate(size: str, jobs: int, out: Path | None, quiet: bool, **options: Any
         click.echo(text, nl=False)
 
 
-@click.command("python -m harness.generate")
+@click.command("python -m harness.puzzles.generate")
 @click.argument(
     "directory",
     required=False,

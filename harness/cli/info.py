@@ -75,11 +75,13 @@ def _describe(name: str, cls: type[Backend], origin: str = "") -> None:
     default=None,
     help="Folder of puzzle files to list [default: the project's datasets/].",
 )
-@click.option("--no-rate", is_flag=True, help="Skip the difficulty mix (harness.rating tiers).")
+@click.option(
+    "--no-rate", is_flag=True, help="Skip the difficulty mix (harness.puzzles.rating tiers)."
+)
 def datasets(directory: Path | None, no_rate: bool) -> None:
     """List the shipped datasets (size, count, solutions, difficulty mix, the command that
     made each) and describe the public collections you may bring."""
-    from harness import catalog
+    from harness.puzzles import catalog
 
     rate = None if no_rate else catalog.rate_record
     try:

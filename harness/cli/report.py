@@ -147,7 +147,7 @@ def table(csvs: tuple[Path, ...], by: str | None, fmt: str, wide: bool) -> None:
     """
     import pandas as pd
 
-    from harness import tables
+    from harness.tables import frames as tables
 
     groups = None
     if by is not None:

@@ -17,7 +17,7 @@ from click.core import ParameterSource
 
 from backends.base import Status
 from backends.errors import SudokuError
-from harness import exit_codes, results, runner
+from harness import exit_codes, results
 from harness.cli.common import (
     EXIT_ERROR,
     EXIT_OK,
@@ -35,13 +35,14 @@ from harness.cli.common import (
     stop_signals,
     timeout_option,
 )
-from harness.collector import gc_paused
-from harness.entry import keep_until_exit
-from harness.progress import Progress
-from harness.readers import PuzzleRecord
+from harness.cli.entry import keep_until_exit
+from harness.cli.progress import Progress
+from harness.gc_pause import gc_paused
+from harness.puzzles.readers import PuzzleRecord
+from harness.run import runner
 
 if TYPE_CHECKING:
-    from harness.cluster import ClusterTarget
+    from harness.run.cluster import ClusterTarget
 
 
 def cluster_target(
@@ -54,7 +55,7 @@ def cluster_target(
         raise UserError("give --cluster or --scheduler-file, not both")
     if jobs > 1:
         raise UserError("--jobs is for local runs; a cluster runs one solve per Dask thread")
-    from harness.cluster import ClusterTarget
+    from harness.run.cluster import ClusterTarget
 
     target = ClusterTarget(address, scheduler_file)
     try:
@@ -219,8 +220,8 @@ def run(
         runner.validate(config)
     except SudokuError as exc:
         raise UserError(str(exc)) from None
-    if config.cluster is not None:  # Dask starts while the files are read (harness.cluster)
-        from harness.cluster import start_in_background
+    if config.cluster is not None:  # Dask starts while the files are read (harness.run.cluster)
+        from harness.run.cluster import start_in_background
 
         click.get_current_context().with_resource(start_in_background(config.cluster))
     _note_jobs(jobs, quiet)
@@ -228,7 +229,7 @@ def run(
     config = dataclasses.replace(config, skipped=bad)
     result = _solve(records, config, quiet)
     gate = GateOptions(baseline, only_common, compare_time_anyway)
-    keep_until_exit(records, result)  # the process ends at once: see harness.entry
+    keep_until_exit(records, result)  # the process ends at once: see harness.cli.entry
     sys.exit(report(result, records, config, gate, by_tier))
 
 
@@ -352,7 +353,7 @@ def print_tables(
 ) -> None:
     """The summary of the run's rows (held in memory: no re-reading, no pandas), then the
     native statistics and, ``by_tier``, the table per difficulty tier."""
-    from harness import render, summary
+    from harness.tables import render, summary
 
     with gc_paused():  # the tables' many small objects hold no cycles (~1/5 of their time)
         puzzles = summary.for_tables(rows)
@@ -362,7 +363,7 @@ def print_tables(
             click.echo("\nnative statistics (medians over answered puzzles):")
             click.echo(render.render_native(native))
         if by_tier:
-            from harness import rating
+            from harness.puzzles import rating
 
             tiers = rating.tiers_of(r.puzzle.to_string() for r in records)
             click.echo("\nby difficulty tier (harness rate):")

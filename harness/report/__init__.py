@@ -52,8 +52,9 @@ def build(
 
 def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, palette) -> str:
     """The gate's findings (harness/gate.py, as ``harness check`` runs it) and time ratios."""
-    from harness import gate, tables
+    from harness import gate
     from harness.report import html, plots
+    from harness.tables import frames as tables
 
     known: dict[str, bool] = dict(gate.deterministic_specs(baseline))
     for path in paths:

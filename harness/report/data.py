@@ -1,7 +1,7 @@
 """The numbers behind every plot and table of the report, apart from drawing them.
 
 All times are the solve phase (``solve_s``, seconds), as in ``harness table`` and the gate;
-one row per (puzzle, backend) after :func:`harness.tables.per_puzzle` (repeats reduced to
+one row per (puzzle, backend) after :func:`harness.tables.frames.per_puzzle` (repeats reduced to
 their median). A *correct* answer is a checked SOLVED or UNSAT row (UNSAT is WRONG when the
 file gives a count it contradicts). Unanswered rows (TIMEOUT, UNKNOWN, ERROR, MEMOUT, WRONG,
 UNAVAILABLE) are never timed as answers: the scatter plot pins them at the timeout and
@@ -20,9 +20,9 @@ from typing import Any
 import pandas as pd
 
 from backends.base import Status
-from harness import tables
-from harness.provenance import meta_path_for
 from harness.results import ResultsError
+from harness.results.provenance import meta_path_for
+from harness.tables import frames as tables
 
 PUZZLE = ["line", "puzzle"]
 VBS = "virtual best"

@@ -9,9 +9,9 @@ from typing import Any
 
 import pandas as pd
 
-from harness import humanize
 from harness.report import data, plots
-from harness.tables import cell
+from harness.tables import humanize
+from harness.tables.frames import cell
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:1260px;padding:0 1em;

@@ -28,7 +28,7 @@ naked quad 5.0, hidden quad 5.4, jellyfish 5.2 -> 6.0), moved where needed so th
 never decrease from one level to the next (x-wing 3.2 -> 3.8, swordfish 3.8 -> 5.8); for
 the techniques SE lacks, placed within level 3 by how long their chains are (skyscraper 5.6
 ... aic 6.6); forcing chains, the top of the ladder, 7.5.
-:data:`GUESS_WEIGHT` (10.0) is what a guess weighs. See :mod:`harness.rating` for the score.
+:data:`GUESS_WEIGHT` (10.0) is what a guess weighs. See :mod:`harness.puzzles.rating` for the score.
 """
 
 from __future__ import annotations

@@ -1,0 +1,113 @@
+"""The independent check of one outcome: a backend's answer becomes a row's status and message.
+
+:func:`judge` checks an answer with :mod:`harness.check.checker` against the puzzle and the file's
+expected count and solution, and turns late or over-memory answers into TIMEOUT and MEMOUT;
+:func:`settle_count` settles a disputed solution count with the harness's own search
+(:mod:`harness.check.dispute`). Nothing here runs a backend.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from backends.base import Status
+from backends.puzzle import Puzzle, canonical_alphabet
+from harness.check import dispute
+from harness.check.checker import check_solution, first_difference
+from harness.puzzles.readers import PuzzleRecord
+from harness.run.worker import Outcome
+from harness.tables.humanize import seconds
+
+
+def judge(
+    record: PuzzleRecord,
+    outcome: Outcome,
+    limit: int,
+    timeout: float | None = None,
+    memory_limit_mib: float | None = None,
+) -> dict[str, Any]:
+    """Check an outcome independently; return the row fields.
+
+    A refused answer becomes WRONG, whenever it came. A right answer that came after
+    ``timeout`` (encode + solve; the worker is killed only a grace period later) becomes
+    TIMEOUT, and one whose solve peaked above ``memory_limit_mib`` becomes MEMOUT (the
+    parent samples memory every 50 ms, so a short solve can pass the limit unseen; its
+    measured peak cannot): neither would have counted in a run with those limits.
+    """
+    fields = outcome.fields()
+    status = outcome.status
+    answer = outcome.solution
+    fields["solution"] = None if answer is None else grid_text(record.puzzle.n, answer)
+    reason = None
+    if status is Status.SOLVED:
+        start = time.perf_counter()
+        reason = check_solution(record.puzzle.cells, answer)
+        if reason is None and record.expected_solution is not None:
+            expected = record.expected_solution.cells
+            if answer != expected:
+                where = first_difference(answer, expected)
+                reason = f"valid, but not the file's solution ({where})"
+        fields["check_s"] = time.perf_counter() - start
+    found = (outcome.solutions or 0) if status is Status.SOLVED else 0
+    answered = status in (Status.SOLVED, Status.UNSAT)
+    count = record.expected_count
+    if reason is None and answered and count is not None and min(count, limit) != found:
+        reason = f"found {found} solution(s) under limit {limit}, the file says {count}"
+    spent = (outcome.encode_s or 0.0) + (outcome.solve_s or 0.0)
+    peak = outcome.peak_rss_mib or 0.0
+    if found > limit:  # the contract counts only up to the limit: this is not an answer
+        fields["status"] = Status.ERROR
+        fields["message"] = f"reported {found} solutions under a limit of {limit}"
+    elif reason is not None:
+        fields["status"] = Status.WRONG
+        fields["message"] = reason
+    elif answered and timeout is not None and spent > timeout:
+        fields["status"] = Status.TIMEOUT
+        fields["message"] = (
+            f"answered {status} after {seconds(spent)}, over the {seconds(timeout)} timeout"
+        )
+    elif answered and memory_limit_mib is not None and peak > memory_limit_mib:
+        fields["status"] = Status.MEMOUT
+        fields["message"] = (
+            f"{status}, but the solve peaked at {peak:.0f} MiB, "
+            f"over the {memory_limit_mib:.0f} MiB limit"
+        )
+    else:
+        fields["status"] = status
+    return fields
+
+
+def settle_count(puzzle_text: str, solution_text: str, seconds: float) -> str | None:
+    """A checked second solution of the puzzle (as text), or None when ``solution_text``
+    is its only one: the harness's own search (:mod:`harness.check.dispute`), for a disputed
+    count. Raises :class:`harness.check.dispute.Unsettled` when it cannot tell in ``seconds``."""
+    puzzle, known = Puzzle.parse(puzzle_text), Puzzle.parse(solution_text)
+    other = dispute.other_solution(puzzle.cells, known.cells, seconds)
+    if other is None:
+        return None
+    reason = check_solution(puzzle.cells, other)
+    if reason is not None:
+        raise dispute.Unsettled(f"the harness's own search gave a refused grid: {reason}")
+    return grid_text(puzzle.n, other)
+
+
+def grid_text(n: int, cells: Sequence[int]) -> str:
+    """A backend's answer as one line of canonical symbols; ``?`` for what is not a digit.
+
+    For a valid grid this is :meth:`Puzzle.to_string`; a wrong one is still written down,
+    as far as it can be, so the row shows what the backend answered.
+    """
+    table = _GRID_TABLES.get(n)
+    if table is None:
+        symbols = ("." + canonical_alphabet(n)).encode()
+        table = _GRID_TABLES[n] = symbols + b"?" * (256 - len(symbols))
+    try:  # every value a byte (the common case): one translation, ~1 us for 9x9
+        return bytes(cells).translate(table).decode()
+    except (ValueError, TypeError):  # a value below 0, above 255, or not an integer
+        return "".join(chr(table[d]) if 0 <= d <= n else "?" for d in cells)
+
+
+#: Per grid side n: the byte that stands for each value 0..255 in :func:`grid_text`.
+_GRID_TABLES: dict[int, bytes] = {}

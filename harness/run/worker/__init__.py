@@ -1,0 +1,17 @@
+"""Worker processes: every solve runs in one, and its limits are enforced from outside.
+
+- :mod:`harness.run.worker.wire`: what crosses the pipes (:class:`Task`, the frozen
+  :class:`Outcome`, the warm-up notices);
+- :mod:`harness.run.worker.measure`: build, warm up, encode and solve inside a worker, timed;
+- :mod:`harness.run.worker.child`: a worker process's set-up and task loop;
+- :mod:`harness.run.worker.handle`: the parent's handle on one worker process: clocks, memory,
+  stop and kill, with every process it started;
+- :mod:`harness.run.worker.pool`: :class:`WorkerPool`, the parent's side: which worker gets
+  which task, time and memory limits, replacements, broken warm-ups.
+"""
+
+from harness.run.worker.handle import kill_grace
+from harness.run.worker.pool import WorkerPool
+from harness.run.worker.wire import Outcome, Task
+
+__all__ = ["Outcome", "Task", "WorkerPool", "kill_grace"]

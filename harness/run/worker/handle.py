@@ -1,0 +1,254 @@
+"""The parent's handle on one worker process: start it, time its head task, sample its
+memory, and stop or kill it with everything it started.
+
+A worker is a subreaper (:mod:`harness.run.worker.child`), so every process its backend starts,
+even one that left in a new session (``os.setsid``) and whose parent exited, stays its
+descendant: the parent lists them from ``/proc`` and kills them with the worker. Their
+memory counts as the worker's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+from collections import deque
+from typing import Any
+
+from harness.run.worker.child import worker_main
+from harness.run.worker.wire import Outcome, Task
+
+#: Seconds between SIGTERM and SIGKILL when a worker is stopped.
+GRACE_S = 0.3
+#: The parent kills a solve this long after its timeout (see :func:`kill_grace`).
+KILL_GRACE_MAX_S = 0.5
+#: Seconds a worker may spend building and warming up a backend (imports, tables) before
+#: a task, apart from the task's own timeout.
+WARMUP_TIMEOUT_S = 60.0
+#: How often the parent samples a busy worker's memory, seconds.
+MEMORY_POLL_S = 0.05
+PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+#: Seconds of solving the parent keeps queued at each worker (see :mod:`harness.run.worker.pool`).
+QUEUE_AHEAD_S = 0.01
+#: Tasks shorter than this on average are collected by polling.
+QUICK_S = 0.002
+#: Held while a worker is forked. Another thread of the harness that starts a subprocess
+#: holds it too: a worker forked inside that start would keep the subprocess's pipe open,
+#: and whoever reads the pipe would wait for the worker to exit.
+FORK_LOCK = threading.Lock()
+#: File descriptors of the parent's ends of every open worker pipe (closed in each child).
+_parent_ends: set[int] = set()
+
+
+def kill_grace(timeout: float) -> float:
+    """How long after ``timeout`` the parent kills a solve: 0.1 s + 10 %, at most 0.5 s.
+
+    A backend that watches its ``time_limit`` stops by itself within it and its row keeps
+    its counters; one that cannot (a C extension) is killed, and its row has none. Either
+    way the row is TIMEOUT, and the kill comes well within ``timeout`` + 1 s.
+    """
+    return min(KILL_GRACE_MAX_S, 0.1 + 0.1 * timeout)
+
+
+def describe_death(exitcode: int | None) -> str:
+    if exitcode is None:
+        return "worker vanished"
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"worker died: killed by {name}"
+    return f"worker died: exited with code {exitcode}"
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes below ``pid`` (children of any of its threads, and theirs), from
+    ``/proc``: ~10 us a process, against milliseconds for psutil's scan of every process."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            threads = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for tid in threads:
+            try:
+                with open(f"/proc/{parent}/task/{tid}/children") as f:
+                    kids = [int(k) for k in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            found += kids
+            todo += kids
+    return found
+
+
+def _rss_mib(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * PAGE_BYTES / 2**20
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _kill_all(pids: list[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+
+
+class WorkerHandle:
+    """The parent's handle on one worker: its pipe, and the tasks sent to it, in order.
+
+    Up to :meth:`depth` tasks are in flight, so the worker starts its next solve without
+    waiting for the parent; ``inflight`` holds them in order, the oldest unanswered first.
+    The worker sends answers in batches, so the task running is not always the head: the
+    shared ``clock`` says which it is (the worker's count of tasks started, and when the
+    latest started), read by :meth:`running`.
+    """
+
+    def __init__(self, ctx: Any, log: str = os.devnull) -> None:
+        # one pipe each way: a one-way pipe is cheaper per message than a duplex socket
+        child_tasks, self.tasks = ctx.Pipe(duplex=False)
+        self.results, child_results = ctx.Pipe(duplex=False)
+        _parent_ends.update((self.tasks.fileno(), self.results.fileno()))
+        #: [tasks the worker has started, perf_counter when the latest started]: shared
+        #: memory the worker writes before each task (no message, no system call)
+        self.clock = ctx.RawArray("d", 2)
+        self.answered = 0  # tasks whose answers the parent has received
+        args = (child_tasks, child_results, os.getpid(), tuple(_parent_ends), log, self.clock)
+        self.proc = ctx.Process(target=worker_main, args=args, daemon=True)
+        with FORK_LOCK:
+            self.proc.start()
+        child_tasks.close()
+        child_results.close()
+        self.inflight: deque[Task] = deque()
+        self.warming = False  # the head task is in its untimed warm-up (the worker said so)
+        self.started = 0.0  # when the head task started, as far as the parent knows
+        self.next_memory_check = 0.0
+        self.mean_task_s: float | None = None  # running mean of this worker's task times
+
+    def send(self, tasks: list[Task]) -> None:
+        """Queue ``tasks`` at the worker, in one message."""
+        if not self.inflight:
+            self._head_started(time.perf_counter())
+        self.inflight.extend(tasks)
+        # a dead worker: the pool sees EOF on its results and requeues these tasks
+        with contextlib.suppress(OSError):
+            self.tasks.send([task.wire() for task in tasks])
+
+    def depth(self, cap: int, ahead_s: float = QUEUE_AHEAD_S) -> int:
+        """How many tasks to keep queued: ``ahead_s`` of work, 2 to ``cap``."""
+        if self.mean_task_s is None:
+            return min(2, cap)
+        return max(min(2, cap), min(cap, int(ahead_s / max(self.mean_task_s, 1e-6))))
+
+    def learn(self, outcome: Outcome) -> None:
+        wall = outcome.wall_s
+        if wall is not None:
+            m = self.mean_task_s
+            self.mean_task_s = wall if m is None else 0.8 * m + 0.2 * wall
+
+    def _head_started(self, now: float) -> None:
+        self.started = now
+        self.next_memory_check = now + MEMORY_POLL_S
+
+    def finished(self) -> Task:
+        """The head task is answered; the next one started no later than now."""
+        task = self.inflight.popleft()
+        self.answered += 1
+        self.warming = False
+        if self.inflight:
+            self._head_started(time.perf_counter())
+        return task
+
+    def restart(self, at: float) -> None:
+        """The head task's clock starts again at ``at`` (after the worker's warm-up)."""
+        self.warming = False
+        self._head_started(min(max(at, self.started), time.perf_counter()))
+
+    def running(self) -> tuple[int, float]:
+        """The task running now, as its index in ``inflight``, and when it started.
+
+        The worker may have finished tasks before it (answers not sent yet): their index
+        is lower. When the clock shows no task beyond those answered (the worker is
+        between tasks or warming up), the head, since :attr:`started`.
+        """
+        count = self.clock[0]  # the count first: the worker writes the time before it
+        at = self.clock[1]
+        index = int(count) - 1 - self.answered
+        if self.warming or not 0 <= index < len(self.inflight):
+            return 0, self.started
+        return index, at
+
+    def quick(self) -> bool:
+        """Whether this worker's tasks are short enough to collect by polling."""
+        return self.mean_task_s is not None and self.mean_task_s < QUICK_S
+
+    def deadline(self) -> float | None:
+        """When the running task is past its limit (its warm-up's while warming)."""
+        index, started = self.running()
+        timeout = self.inflight[index].timeout
+        if timeout is None:
+            return None
+        if self.warming:
+            return started + max(timeout, WARMUP_TIMEOUT_S)
+        return started + timeout + kill_grace(timeout)
+
+    def rss_mib(self) -> float:
+        """The resident memory now of the worker (all its threads) and of every process it
+        started (a ``cmd:`` solver, say), MiB. /proc costs ~20 us a process."""
+        pid = self.proc.pid
+        if pid is None:
+            return 0.0
+        return sum(_rss_mib(p) for p in (pid, *descendants(pid)))
+
+    def kill(self) -> None:
+        """SIGTERM the worker's process group, SIGKILL it after the grace period; SIGKILL
+        every process it started, in whatever session."""
+        pid = self.proc.pid
+        if pid is None:
+            return
+        started: list[int] = []
+        for sig, wait_s in ((signal.SIGTERM, GRACE_S), (signal.SIGKILL, 5.0)):
+            started += descendants(pid)  # before the worker dies and they are reparented
+            try:
+                os.killpg(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                break
+            self.proc.join(wait_s)
+            if not self.proc.is_alive():
+                break
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)  # reap anything left in the group after the leader
+        _kill_all(started)
+        self.proc.join(1.0)
+        self.close_pipes()
+
+    def ask_to_stop(self) -> list[int]:
+        """Ask an idle worker to exit, without waiting (so that several exit at once; then
+        :meth:`finish_stop`); returns the processes it had started."""
+        pid = self.proc.pid
+        started = [] if pid is None else descendants(pid)
+        with contextlib.suppress(OSError, BrokenPipeError):
+            self.tasks.send(None)
+        return started
+
+    def finish_stop(self, started: list[int]) -> None:
+        """Wait for the worker that :meth:`ask_to_stop` asked to exit; kill it if it does
+        not, and whatever it started."""
+        self.proc.join(1.0)
+        if self.proc.is_alive():
+            self.kill()
+        else:
+            self.close_pipes()
+        _kill_all(started)
+
+    def close_pipes(self) -> None:
+        for end in (self.tasks, self.results):
+            if not end.closed:
+                _parent_ends.discard(end.fileno())
+                end.close()

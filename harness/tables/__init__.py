@@ -1,0 +1,10 @@
+"""Tables: result rows reduced to one row per puzzle, summarised and printed.
+
+- :mod:`.rows`: result rows as columns, reduced to one row per puzzle;
+- :mod:`.summary`: one row per backend x dataset (times, counts, ratios);
+- :mod:`.render`: a table as terminal text or Markdown; :mod:`.humanize`: numbers as people
+  read them;
+- :mod:`.frames`: the same tables for pandas callers (``harness table``, the report, the gate).
+
+Called by ``harness run`` (the tables printed at the end), ``harness table`` and the report.
+"""
