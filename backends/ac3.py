@@ -42,18 +42,18 @@ from backends.base import Option
 from backends.engines.search.backend import SearchBackend
 from backends.engines.search.core import Heuristics
 from backends.engines.search.heuristics import bits_of
-from backends.engines.search.state import ROOT, Order, Select, Start, State, Tables, tables
+from backends.engines.search.state import ROOT, Order, SearchTables, Select, Start, State, tables
 from backends.puzzle import Cell, Puzzle, Unit
 
 #: A propagation rule: narrows the candidates of one unit in place. Returns the cells it
 #: changed, or None when the unit is contradictory.
-Rule = Callable[[State, Unit, Tables], list[Cell] | None]
+Rule = Callable[[State, Unit, SearchTables], list[Cell] | None]
 
 
 # --- propagation rules -------------------------------------------------------------------
 
 
-def naked_single(cands: State, unit: Unit, t: Tables) -> list[Cell] | None:
+def naked_single(cands: State, unit: Unit, t: SearchTables) -> list[Cell] | None:
     """A cell with one candidate owns that digit: remove it from the rest of the unit."""
     full = t.full
     placed = 0
@@ -68,7 +68,7 @@ def naked_single(cands: State, unit: Unit, t: Tables) -> list[Cell] | None:
     return _remove(cands, [c for c in unit if (m := cands[c] & full) & (m - 1)], placed, t)
 
 
-def _remove(cands: State, cells: Iterable[Cell], digits: int, t: Tables) -> list[Cell] | None:
+def _remove(cands: State, cells: Iterable[Cell], digits: int, t: SearchTables) -> list[Cell] | None:
     """Remove ``digits`` from ``cells``: the cells that lost one, or None if one empties."""
     full = t.full
     changed: list[Cell] = []
@@ -83,7 +83,7 @@ def _remove(cands: State, cells: Iterable[Cell], digits: int, t: Tables) -> list
     return changed
 
 
-def hidden_single(cands: State, unit: Unit, t: Tables) -> list[Cell] | None:
+def hidden_single(cands: State, unit: Unit, t: SearchTables) -> list[Cell] | None:
     """A digit that fits one cell only in the unit goes there: drop that cell's other digits."""
     full = t.full
     seen = twice = 0
@@ -108,7 +108,7 @@ def hidden_single(cands: State, unit: Unit, t: Tables) -> list[Cell] | None:
     return changed
 
 
-def naked_double(cands: State, unit: Unit, t: Tables) -> list[Cell] | None:
+def naked_double(cands: State, unit: Unit, t: SearchTables) -> list[Cell] | None:
     """Two cells holding the same two candidates own them: remove both from the rest."""
     full = t.full
     first: dict[int, Cell] = {}
@@ -130,7 +130,7 @@ def naked_double(cands: State, unit: Unit, t: Tables) -> list[Cell] | None:
     return changed
 
 
-def hidden_double(cands: State, unit: Unit, t: Tables) -> list[Cell] | None:
+def hidden_double(cands: State, unit: Unit, t: SearchTables) -> list[Cell] | None:
     """Two digits that fit the same two cells only: drop those cells' other digits."""
     full = t.full
     seen = twice = thrice = 0
@@ -168,7 +168,7 @@ ALWAYS_RULES: tuple[Rule, ...] = (naked_single, hidden_single, naked_double)
 HIDDEN_RULE: Rule = hidden_double
 
 
-def revise(cands: State, unit: Unit, t: Tables) -> list[Cell] | None:
+def revise(cands: State, unit: Unit, t: SearchTables) -> list[Cell] | None:
     """Apply the rules to one unit; the cells changed, or None on a contradiction."""
     changed: list[Cell] = []
     for rule in ALWAYS_RULES:
@@ -181,7 +181,7 @@ def revise(cands: State, unit: Unit, t: Tables) -> list[Cell] | None:
     return changed
 
 
-def ac3(cands: State, t: Tables, start: Iterable[int]) -> bool:
+def ac3(cands: State, t: SearchTables, start: Iterable[int]) -> bool:
     """Revise units from a queue until nothing changes; False on a contradiction.
 
     ``start`` holds the unit indices queued first. A changed cell queues each of its units
@@ -209,7 +209,7 @@ def ac3(cands: State, t: Tables, start: Iterable[int]) -> bool:
     return True
 
 
-def infer(cands: State, cell: int, bit: int, t: Tables) -> bool:
+def infer(cands: State, cell: int, bit: int, t: SearchTables) -> bool:
     """AC-3 from the units of the assigned ``cell``, or from every unit at the root."""
     return ac3(cands, t, range(len(t.units)) if cell == ROOT else t.geo.units_of[cell])
 
@@ -217,14 +217,14 @@ def infer(cands: State, cell: int, bit: int, t: Tables) -> bool:
 # --- cell selection ----------------------------------------------------------------------
 
 
-def _unit_loads(cands: State, t: Tables) -> list[int]:
+def _unit_loads(cands: State, t: SearchTables) -> list[int]:
     """For each unit, the total number of candidates over its unsolved cells."""
     full = t.full
     sizes = [(m & full).bit_count() for m in cands]
     return [sum(s for c in unit if (s := sizes[c]) > 1) for unit in t.units]
 
 
-def select_fewest(cands: State, t: Tables) -> int:
+def select_fewest(cands: State, t: SearchTables) -> int:
     """Approach A: the unit with the fewest candidates, then its cell with the fewest (>1)."""
     loads = _unit_loads(cands, t)
     best = min((load for load in loads if load), default=0)
@@ -235,7 +235,7 @@ def select_fewest(cands: State, t: Tables) -> int:
     return min((c for c, s in sizes.items() if s > 1), key=sizes.__getitem__)
 
 
-def select_most(cands: State, t: Tables) -> int:
+def select_most(cands: State, t: SearchTables) -> int:
     """Approach B: the unit with the most candidates, then its cell with the most."""
     loads = _unit_loads(cands, t)
     best = max(loads)
@@ -249,7 +249,7 @@ def select_most(cands: State, t: Tables) -> int:
 # --- value order -------------------------------------------------------------------------
 
 
-def placed_counts(cands: State, t: Tables) -> dict[int, int]:
+def placed_counts(cands: State, t: SearchTables) -> dict[int, int]:
     """How many cells hold each digit alone, keyed by the digit's bit."""
     full = t.full
     counts: dict[int, int] = {}
@@ -260,13 +260,13 @@ def placed_counts(cands: State, t: Tables) -> dict[int, int]:
     return counts
 
 
-def order_most_placed(cands: State, cell: int, t: Tables) -> Sequence[int]:
+def order_most_placed(cands: State, cell: int, t: SearchTables) -> Sequence[int]:
     """A-1: the digits already placed most often on the grid first (ties: smaller first)."""
     counts = placed_counts(cands, t)
     return sorted(bits_of(cands[cell] & t.full), key=lambda bit: -counts.get(bit, 0))
 
 
-def order_least_placed(cands: State, cell: int, t: Tables) -> Sequence[int]:
+def order_least_placed(cands: State, cell: int, t: SearchTables) -> Sequence[int]:
     """A-2: the digits placed least often on the grid first (ties: smaller first)."""
     counts = placed_counts(cands, t)
     return sorted(bits_of(cands[cell] & t.full), key=lambda bit: counts.get(bit, 0))
@@ -275,7 +275,7 @@ def order_least_placed(cands: State, cell: int, t: Tables) -> Sequence[int]:
 def shuffled(rng: random.Random) -> Order:
     """A value order that shuffles each cell's digits with ``rng``."""
 
-    def order_random(cands: State, cell: int, t: Tables) -> Sequence[int]:
+    def order_random(cands: State, cell: int, t: SearchTables) -> Sequence[int]:
         """The cell's digits in an order drawn from the solve's generator."""
         bits = list(bits_of(cands[cell] & t.full))
         rng.shuffle(bits)

@@ -109,7 +109,7 @@ class SolveResult:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class SearchOutcome:
     """How one counting search ended: its status, the solutions found (up to the limit) and
     its counters. The search engines return it; :meth:`result` makes the contract's record."""
 

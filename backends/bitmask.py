@@ -9,7 +9,7 @@ the interpreter rather than for reading:
 * ``pos``: one int per (unit, digit), bit ``i`` set while the unit's ``i``-th cell can hold
   the digit (a placed digit keeps its cell's bit), so a hidden single is seen in O(1) the
   moment an elimination leaves one bit, and a placement visits only the peers still holding
-  its digit, read off these masks, not all of its peers (layout: :class:`Tables`);
+  its digit, read off these masks, not all of its peers (layout: :class:`BitmaskTables`);
 * ``grid``: the digit bit placed in each cell, 0 while open.
 
 The givens are applied in bulk at the root (``encode``): candidates from each unit's used
@@ -23,7 +23,7 @@ run as ``map`` over table lookups, one table giving each band's whole fixpoint. 
 branch copies ``cand``, ``pos`` and ``grid``, except the last value tried, which reuses its
 parent's state; the branch cell is a first minimum of a popcount table read by
 ``itemgetter``, found by ``in`` (two candidates, the usual case) or ``min``, and ``index``.
-Tables: :mod:`backends.bitmask_tables`.
+BitmaskTables: :mod:`backends.bitmask_tables`.
 
 Options: ``locked`` = ``root`` (default: at the root only), ``all`` (after every assignment;
 fewer nodes, but slower here) or ``none`` (Norvig's rules alone); ``ties`` = 3 (default:
@@ -47,7 +47,7 @@ from operator import itemgetter, or_
 from typing import ClassVar, NamedTuple
 
 from backends.base import Backend, Option, SolveResult, Status
-from backends.bitmask_tables import PLACED, Tables, tables, unit_masks
+from backends.bitmask_tables import PLACED, BitmaskTables, tables, unit_masks
 from backends.errors import BackendOptionError
 from backends.puzzle import Puzzle
 
@@ -65,7 +65,7 @@ class Root(NamedTuple):
     ``state`` is None when the givens already contradict each other (UNSAT at the root).
     """
 
-    tables: Tables
+    tables: BitmaskTables
     state: State | None
     queue: Queue
 
@@ -116,7 +116,7 @@ def root(puzzle: Puzzle) -> Root:
     return Root(t, (cand, pos, grid), queue)
 
 
-def _root_singles(t: Tables, cand: list[int], grid: list[int], givens: int) -> Queue | None:
+def _root_singles(t: BitmaskTables, cand: list[int], grid: list[int], givens: int) -> Queue | None:
     """The naked singles the givens leave; None when a cell has no candidate."""
     keys = list(map(t.key, cand))
     if 0 in keys:
@@ -131,7 +131,7 @@ def _root_singles(t: Tables, cand: list[int], grid: list[int], givens: int) -> Q
     return queue
 
 
-def propagate(t: Tables, state: State, queue: Queue) -> bool:
+def propagate(t: BitmaskTables, state: State, queue: Queue) -> bool:
     """Make the queued placements and every single they lead to.
 
     Returns False on a contradiction. Invariant: a cell holds digit ``d`` in ``cand``
@@ -268,7 +268,7 @@ def propagate(t: Tables, state: State, queue: Queue) -> bool:
     return True
 
 
-def locked(t: Tables, state: State, queue: Queue) -> int:
+def locked(t: BitmaskTables, state: State, queue: Queue) -> int:
     """Pointing and claiming, to a fixpoint in every band and stack of every digit.
 
     A band (or stack) of ``box`` lines and ``box`` boxes is, for one digit, an occupancy
@@ -303,7 +303,7 @@ def locked(t: Tables, state: State, queue: Queue) -> int:
     return 1
 
 
-def _clear(t: Tables, state: State, f: int, out: int, push: Callable) -> bool:
+def _clear(t: BitmaskTables, state: State, f: int, out: int, push: Callable) -> bool:
     """Remove the places ``out`` from line ``f`` (a pos index): its digit leaves those cells'
     candidates and their other units' masks. False on a contradiction."""
     cand, pos, _ = state
@@ -330,7 +330,7 @@ def _clear(t: Tables, state: State, f: int, out: int, push: Callable) -> bool:
     return True
 
 
-def settle(t: Tables, state: State, queue: Queue, look: bool) -> bool:
+def settle(t: BitmaskTables, state: State, queue: Queue, look: bool) -> bool:
     """Propagate the queue, then (when ``look``) locked candidates, until neither changes
     anything or every cell is placed; False on a contradiction."""
     if not propagate(t, state, queue):
@@ -346,7 +346,7 @@ def settle(t: Tables, state: State, queue: Queue, look: bool) -> bool:
 
 
 @dataclass
-class Outcome:
+class BitmaskOutcome:
     """How one search ended: solutions found (up to the limit) and the counters."""
 
     solutions: list[tuple[int, ...]]
@@ -364,8 +364,8 @@ class Outcome:
 
 
 def search(
-    t: Tables, state: State, limit: int, look: bool, ties: int, deadline: float | None
-) -> Outcome:
+    t: BitmaskTables, state: State, limit: int, look: bool, ties: int, deadline: float | None
+) -> BitmaskOutcome:
     """Depth first from a settled ``state`` for up to ``limit`` solutions.
 
     The branch cell has the fewest candidates; of the first ``ties`` such cells, the one
@@ -386,7 +386,7 @@ def search(
         if fewest == PLACED:  # every cell placed: a solution
             solutions.append(tuple(map(int.bit_length, state[2])))
             if len(solutions) >= limit:
-                return Outcome(solutions, nodes, guesses, nodes - 1 - depth)
+                return BitmaskOutcome(solutions, nodes, guesses, nodes - 1 - depth)
         else:
             cell = at = counts.index(fewest)
             if fewest == 2 and ties > 1:  # else no peer has two candidates: the first wins
@@ -413,14 +413,14 @@ def search(
                 stack.pop()
                 state = parent
             if deadline is not None and not nodes & CLOCK_MASK and clock() > deadline:
-                return Outcome(solutions, nodes, guesses, nodes - 1 - depth, timed_out=True)
+                return BitmaskOutcome(solutions, nodes, guesses, nodes - 1 - depth, timed_out=True)
             nodes += 1
             queue = [(cell, bit)]
             if settle(t, state, queue, True) if look else propagate(t, state, queue):
                 depth += 1
                 break
         else:
-            return Outcome(solutions, nodes, guesses, nodes - 1)
+            return BitmaskOutcome(solutions, nodes, guesses, nodes - 1)
 
 
 def parse_ties(text: str) -> int:
@@ -467,10 +467,10 @@ class BitmaskBackend(Backend):
         deadline = None if time_limit is None else time.perf_counter() + time_limit
         t, state = encoded.tables, encoded.state
         if state is None:
-            return Outcome([]).result()
+            return BitmaskOutcome([]).result()
         state = (state[0][:], state[1][:], state[2][:])  # the encoding stays reusable
         mode = self.config["locked"]
         if not settle(t, state, list(encoded.queue), mode != "none"):
-            return Outcome([]).result()
+            return BitmaskOutcome([]).result()
         ties = self.config["ties"]
         return search(t, state, limit, mode == "all", ties, deadline).result()

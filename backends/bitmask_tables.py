@@ -1,7 +1,7 @@
 """The ``bitmask`` backend's tables: everything its solver looks up, computed once per box size.
 
 See :mod:`backends.bitmask` for the state they index (``cand``, ``pos``) and why it is laid
-out this way. Tables up to 16 bits of input are lists whose ``__getitem__`` runs as a C call
+out this way. BitmaskTables up to 16 bits of input are lists whose ``__getitem__`` runs as a C call
 inside ``map``; for 25x25 the same functions run, their results cached.
 """
 
@@ -42,7 +42,7 @@ Table = list[Any] | Memo
 
 
 @dataclass(frozen=True)
-class Tables:
+class BitmaskTables:
     """Everything the solver reads for one box size, computed once (:func:`tables`).
 
     ``pos`` index ``kind * n * n + (d - 1) * n + j`` is unit ``j`` of a kind (rows, columns,
@@ -151,7 +151,7 @@ def _lock(occupied: int, box: int) -> int:
 
 
 @cache
-def tables(box: int) -> Tables:
+def tables(box: int) -> BitmaskTables:
     """The (cached) tables of box side ``box``."""
     geo = geometry(box)
     n = geo.n
@@ -180,7 +180,7 @@ def tables(box: int) -> Tables:
         for c in range(geo.ncells)
     )
     full = (1 << n) - 1
-    return Tables(
+    return BitmaskTables(
         box=box,
         n=n,
         full=full,
@@ -212,7 +212,7 @@ def tables(box: int) -> Tables:
     )
 
 
-def unit_masks(t: Tables, boards: int) -> list[int]:
+def unit_masks(t: BitmaskTables, boards: int) -> list[int]:
     """Cut a bitboard laid out as ``pos`` (``stride`` bits a mask) into the masks."""
     width = t.stride // 8
     return (

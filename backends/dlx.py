@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import ClassVar
 
-from backends.base import Backend, Option, Outcome, SolveResult, Status
+from backends.base import Backend, Option, SearchOutcome, SolveResult, Status
 from backends.engines.deadline import Deadline, after
 from backends.puzzle import Grid, Puzzle, geometry
 
@@ -229,7 +229,7 @@ def search(
     limit: int = 1,
     deadline: float | None = None,
     choose: Choose = fewest_rows,
-) -> tuple[Outcome, int]:
+) -> tuple[SearchOutcome, int]:
     """Algorithm X on ``matrix`` for up to ``limit`` solutions: the outcome and the updates.
 
     One function of about 120 lines, on purpose: ``cover`` and ``uncover`` are closures over
@@ -244,7 +244,7 @@ def search(
     if limit < 1:
         raise ValueError(f"limit must be 1 or more, got {limit!r}")
     if not matrix.consistent:
-        return Outcome(Status.UNSAT, (), 1, 0, 0), 0
+        return SearchOutcome(Status.UNSAT, (), 1, 0, 0), 0
     up, down, size = list(matrix.up), list(matrix.down), list(matrix.size)
     col, others, header = matrix.col, matrix.others, matrix.header
     covered = matrix.covered
@@ -308,7 +308,9 @@ def search(
         if best >= covered:  # every column covered: the rows on the path are a solution
             solutions.append(_decode(matrix, path))
             if len(solutions) >= limit:
-                return Outcome(Status.SOLVED, tuple(solutions), nodes, guesses, backtracks), updates
+                return SearchOutcome(
+                    Status.SOLVED, tuple(solutions), nodes, guesses, backtracks
+                ), updates
         elif best < one:
             updates += 1  # an empty column: covered and uncovered at once, as Knuth does
         else:
@@ -338,7 +340,7 @@ def search(
                 a, b, e = others[r]
                 updates += cover(col[a]) + cover(col[b]) + cover(col[e])
                 if nodes >= clock.next and clock.passed(nodes):
-                    return Outcome(
+                    return SearchOutcome(
                         Status.TIMEOUT, tuple(solutions), nodes, guesses, backtracks
                     ), updates
                 break
@@ -346,7 +348,7 @@ def search(
             uncover(c)
         else:
             status = Status.SOLVED if solutions else Status.UNSAT
-            return Outcome(status, tuple(solutions), nodes, guesses, backtracks), updates
+            return SearchOutcome(status, tuple(solutions), nodes, guesses, backtracks), updates
 
 
 class DlxBackend(Backend):

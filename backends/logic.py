@@ -47,7 +47,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
-from backends.base import Backend, Option, Outcome, SolveResult, Status
+from backends.base import Backend, Option, SearchOutcome, SolveResult, Status
 from backends.engines.deadline import after
 from backends.engines.strategies.board import Board, Step, TimeUp, digits_of
 from backends.engines.strategies.ladder import (
@@ -156,11 +156,11 @@ class LogicOutcome:
             "steps": self.steps,
             "max_depth": self.max_depth,
         }
-        outcome = Outcome(status, self.solutions, self.nodes, self.guesses, self.backtracks)
+        outcome = SearchOutcome(status, self.solutions, self.nodes, self.guesses, self.backtracks)
         return outcome.result(message, native)
 
 
-class _Stop(Exception):
+class _LimitReached(Exception):
     """The solution limit was reached."""
 
 
@@ -203,7 +203,7 @@ class _Search:
             text = f"solution {len(out.solutions)} found"
             self.log(Step("solution", GUESS_LEVEL, (), (), text, depth))
             if len(out.solutions) >= self.limit:
-                raise _Stop
+                raise _LimitReached
             return None
         cell = self.select(board)
         out.guesses += 1
@@ -265,7 +265,7 @@ def run(
             out.native_status = "solved"
         else:
             out.reason = reason or ""
-    except _Stop:
+    except _LimitReached:
         out.native_status = "solved"
     except TimeUp:
         out.native_status = "timeout"
@@ -288,7 +288,7 @@ def solve_puzzle(
 
 
 @dataclass(frozen=True)
-class Encoded:
+class EncodedBoard:
     """What :meth:`LogicBackend.encode` hands to solve: the givens' board and any clash."""
 
     board: Board
@@ -321,12 +321,12 @@ class LogicBackend(Backend):
     )
     native_counters: ClassVar[tuple[str, ...]] = ("level", "score", "steps", "max_depth")
 
-    def encode(self, puzzle: Puzzle) -> Encoded:
+    def encode(self, puzzle: Puzzle) -> EncodedBoard:
         """The board of the givens: candidates filtered by the givens' peers."""
-        return Encoded(*Board.from_puzzle(puzzle))
+        return EncodedBoard(*Board.from_puzzle(puzzle))
 
     def solve(
-        self, encoded: Encoded, limit: int = 1, time_limit: float | None = None
+        self, encoded: EncodedBoard, limit: int = 1, time_limit: float | None = None
     ) -> SolveResult:
         """Climb the ladder, guess when stuck; TIMEOUT (with counters) once time runs out."""
         deadline = after(time_limit)

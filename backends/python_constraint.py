@@ -123,7 +123,7 @@ def _installed_version(distribution: str) -> str | None:
 
 
 @dataclass
-class Encoded:
+class ConstraintProblem:
     """What :meth:`PythonConstraintBackend.encode` builds and :meth:`solve` searches."""
 
     problem: Any  # a constraint.Problem
@@ -222,11 +222,11 @@ class PythonConstraintBackend(Backend):
         # Import now, untimed, so that the first encode does not pay for loading the library.
         self._lib: ModuleType | None = _import_library() if self.available() is None else None
 
-    def encode(self, puzzle: Puzzle) -> Encoded:
+    def encode(self, puzzle: Puzzle) -> ConstraintProblem:
         lib = self._lib or _import_library()
         geo = puzzle.geometry
         problem = lib.Problem(SOLVERS[self.config["solver"]](lib))
-        encoded = Encoded(problem=problem, geometry=geo)
+        encoded = ConstraintProblem(problem=problem, geometry=geo)
         for cell in range(geo.ncells):
             domain = candidates(puzzle, cell, self.config["prune"])
             if not domain:
@@ -242,7 +242,7 @@ class PythonConstraintBackend(Backend):
         return encoded
 
     def solve(
-        self, encoded: Encoded, limit: int = 1, time_limit: float | None = None
+        self, encoded: ConstraintProblem, limit: int = 1, time_limit: float | None = None
     ) -> SolveResult:
         """Search for up to ``limit`` solutions. ``time_limit`` is ignored (see the module)."""
         if limit < 1:
@@ -272,5 +272,5 @@ class PythonConstraintBackend(Backend):
             native=self._native(encoded),
         )
 
-    def _native(self, encoded: Encoded) -> dict[str, int | float]:
+    def _native(self, encoded: ConstraintProblem) -> dict[str, int | float]:
         return {"constraint_checks": encoded.checks[0]} if self.config["count_checks"] else {}

@@ -12,6 +12,9 @@ from typing import Any
 from backends.base import Backend, SolveResult, Status
 from backends.puzzle import Puzzle
 
+#: The environment variable naming a file ``sleep-forever`` creates once its solve begins.
+SOLVING_MARK = "FAKE_SOLVING_MARK"
+
 
 def _warmup(puzzle: Puzzle) -> bool:
     """True for the harness's untimed warm-up puzzle (one blank per row, pattern grid)."""
@@ -40,6 +43,10 @@ class SleepForever(_Fake):
     name = "sleep-forever"
 
     def misbehave(self, puzzle: Puzzle) -> SolveResult:
+        mark = os.environ.get(SOLVING_MARK)
+        if mark:  # a test waits for this file to know the solve has begun
+            with open(mark, "w"):
+                pass
         while True:
             time.sleep(3600)
 

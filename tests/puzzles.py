@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from backends.base import Backend, Outcome, SolveResult, Status
+from backends.base import Backend, SearchOutcome, SolveResult, Status
 from backends.puzzle import Puzzle
 
 #: The public puzzle collections, kept beside the project and never copied into it.
@@ -87,7 +87,9 @@ def run(backend: Backend, puzzle: Puzzle, limit: int = 1) -> SolveResult:
     return backend.solve(backend.encode(puzzle), limit=limit)
 
 
-def effort(result: SolveResult | Outcome) -> tuple[Status, int | None, int | None, int | None]:
+def effort(
+    result: SolveResult | SearchOutcome,
+) -> tuple[Status, int | None, int | None, int | None]:
     """The status and search counters of a result or a search outcome, to compare at once."""
     return result.status, result.nodes, result.guesses, result.backtracks
 

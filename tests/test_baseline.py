@@ -13,6 +13,7 @@ from backends.base import SolveResult
 from backends.puzzle import Puzzle
 from harness import gate
 from harness.cli import main
+from harness.exit_codes import CheckExit
 from harness.results import read_rows
 from tests.conftest import pattern_puzzle
 from tests.fake_backends import _Fake, _pattern_answer
@@ -34,7 +35,7 @@ def test_baseline_counters_hold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     result = CliRunner().invoke(main, [*args, "datasets/easy.txt"])
     assert 0 == result.exit_code, result.output
     verdict = gate.check_files(BASELINE, out, compare_time=False)
-    assert gate.EXIT_OK == verdict.exit_code, verdict.markdown()
+    assert CheckExit.OK == verdict.exit_code, verdict.markdown()
 
 
 def test_a_run_of_two_backends_holds_against_the_baseline(

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from harness.cli import EXIT_ERROR, EXIT_USAGE, EXIT_WRONG, main
+from harness.cli import main
 from harness.cli.run import resume_command
+from harness.exit_codes import RunExit
 from harness.results import read_rows
 from harness.run import runner
 from tests.conftest import pattern_puzzle
@@ -69,7 +70,7 @@ def test_a_bad_option_or_command_is_one_line(args: list[str], error: str) -> Non
     result = CliRunner().invoke(main, args, prog_name="harness")
     where = "harness --help" if args == ["nosuch"] else "harness run --help"
     expected = [f"harness: error: {error} (see '{where}')"]
-    assert (EXIT_USAGE, expected) == (result.exit_code, result.output.splitlines())
+    assert (RunExit.USAGE, expected) == (result.exit_code, result.output.splitlines())
 
 
 def test_a_misspelt_backend_gets_the_closest_name(puzzles: Path) -> None:
@@ -77,13 +78,13 @@ def test_a_misspelt_backend_gets_the_closest_name(puzzles: Path) -> None:
     result = invoke("run", "-b", "mvr", str(puzzles))
     first = result.output.split(",")[0]  # the valid names' list starts with ac3
     expected = "harness: error: unknown backend 'mvr' (did you mean 'mrv'?); valid backends: ac3"
-    assert (EXIT_USAGE, expected) == (result.exit_code, first)
+    assert (RunExit.USAGE, expected) == (result.exit_code, first)
 
 
 def test_unknown_backend_lists_valid_names(puzzles: Path) -> None:
     """An unknown backend is one line naming it and the valid choices, exit 2."""
     result = invoke("run", "-b", "nosuch", str(puzzles))
-    assert EXIT_USAGE == result.exit_code
+    assert RunExit.USAGE == result.exit_code
     assert "unknown backend 'nosuch'; valid backends:" in result.output
     assert "mrv" in result.output
 
@@ -91,7 +92,7 @@ def test_unknown_backend_lists_valid_names(puzzles: Path) -> None:
 def test_bad_option_named(puzzles: Path) -> None:
     """A bad backend option is refused before anything runs."""
     result = invoke("run", "-b", "mrv:select=sideways", str(puzzles))
-    assert EXIT_USAGE == result.exit_code
+    assert RunExit.USAGE == result.exit_code
     assert "sideways" in result.output
 
 
@@ -100,7 +101,7 @@ def test_bad_lines_stop_the_run(tmp_path: Path) -> None:
     path = tmp_path / "bad.txt"
     path.write_text(f"{TOP1}\n{TOP1[:80]}\n")
     result = invoke("run", "-q", "--out", str(tmp_path / "r.csv"), str(path))
-    assert EXIT_USAGE == result.exit_code
+    assert RunExit.USAGE == result.exit_code
     assert f"{path}:2: wrong length: 80 cells;" in result.output
     assert not (tmp_path / "r.csv").exists()
 
@@ -120,14 +121,14 @@ def test_skip_invalid_runs_the_rest(tmp_path: Path) -> None:
 def test_missing_file_is_one_line(tmp_path: Path) -> None:
     """A missing file gives a clear error naming it, exit 2."""
     result = invoke("run", str(tmp_path / "nope.txt"))
-    assert EXIT_USAGE == result.exit_code
+    assert RunExit.USAGE == result.exit_code
     assert "nope.txt" in result.output
 
 
 def test_wrong_answer_exit_code(puzzles: Path, tmp_path: Path, fake_backends: dict) -> None:
     """A WRONG answer makes the run exit 3, with a line naming the checker's reason."""
     result = invoke("run", "-q", "-b", "wrong-grid", "--out", str(tmp_path / "r.csv"), str(puzzles))
-    assert EXIT_WRONG == result.exit_code
+    assert RunExit.WRONG == result.exit_code
     assert "WRONG: 1 row(s); most common reason (1): r1c1 changes the given 4" in result.output
 
 
@@ -135,7 +136,7 @@ def test_backend_error_exit_code(puzzles: Path, tmp_path: Path, fake_backends: d
     """A backend exception makes the run exit 4, with every row kept."""
     out = tmp_path / "r.csv"
     result = invoke("run", "-q", "-b", "raises", "--out", str(out), str(puzzles))
-    assert (EXIT_ERROR, 2) == (result.exit_code, len(read_rows(out)[1]))
+    assert (RunExit.ERROR, 2) == (result.exit_code, len(read_rows(out)[1]))
 
 
 def test_existing_out_needs_resume(puzzles: Path, tmp_path: Path) -> None:
@@ -143,12 +144,12 @@ def test_existing_out_needs_resume(puzzles: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.csv"
     out.write_text("keep me\n")
     result = invoke("run", "-q", "--out", str(out), str(puzzles))
-    assert (EXIT_USAGE, "keep me\n") == (result.exit_code, out.read_text())
+    assert (RunExit.USAGE, "keep me\n") == (result.exit_code, out.read_text())
 
 
 def test_resume_needs_out(puzzles: Path) -> None:
     """--resume without --out is a usage error."""
-    assert EXIT_USAGE == invoke("run", "--resume", str(puzzles)).exit_code
+    assert RunExit.USAGE == invoke("run", "--resume", str(puzzles)).exit_code
 
 
 def test_baseline_gate_passes_on_same_run(puzzles: Path, tmp_path: Path) -> None:
@@ -175,7 +176,7 @@ def test_resume_of_a_file_that_is_not_results_is_refused(puzzles: Path, tmp_path
     out = tmp_path / "other.csv"
     out.write_text("a,b\n1,2\n")
     result = invoke("run", "-q", "--resume", "--out", str(out), str(puzzles))
-    assert (EXIT_USAGE, "a,b\n1,2\n") == (result.exit_code, out.read_text())
+    assert (RunExit.USAGE, "a,b\n1,2\n") == (result.exit_code, out.read_text())
     assert f"{out}: not a harness results CSV (no column dataset," in result.output
 
 
@@ -187,7 +188,7 @@ def test_resume_with_another_solution_limit_is_refused(puzzles: Path, tmp_path: 
         "run", "-q", "--resume", "--limit-solutions", "2", "--out", str(out), str(puzzles)
     )
     message = "--resume: --limit-solutions 2 (the run used 1)"
-    assert EXIT_USAGE == result.exit_code
+    assert RunExit.USAGE == result.exit_code
     assert message in result.output
 
 
@@ -196,7 +197,7 @@ def test_check_of_a_file_that_is_not_results_names_it(tmp_path: Path) -> None:
     other = tmp_path / "other.csv"
     other.write_text("a,b\n1,2\n")
     result = invoke("check", str(other), str(other))
-    assert EXIT_USAGE == result.exit_code
+    assert RunExit.USAGE == result.exit_code
     assert "not a harness results CSV" in result.output
 
 
@@ -206,7 +207,7 @@ def test_unreadable_baseline_fails_before_the_run(puzzles: Path, tmp_path: Path)
     other.write_text("a,b\n1,2\n")
     out = tmp_path / "r.csv"
     result = invoke("run", "-q", "--baseline", str(other), "--out", str(out), str(puzzles))
-    assert EXIT_USAGE == result.exit_code
+    assert RunExit.USAGE == result.exit_code
     assert not out.exists()
 
 
@@ -215,7 +216,7 @@ def test_out_that_cannot_be_written_is_one_line(puzzles: Path, tmp_path: Path) -
     blocker = tmp_path / "plain-file"
     blocker.write_text("")
     result = invoke("run", "-q", "--out", str(blocker / "r.csv"), str(puzzles))
-    assert EXIT_USAGE == result.exit_code
+    assert RunExit.USAGE == result.exit_code
     assert "harness: error: cannot write" in result.output
 
 

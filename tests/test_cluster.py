@@ -21,7 +21,8 @@ import pytest
 from click.testing import CliRunner
 
 from backends.base import Status
-from harness.cli import EXIT_USAGE, main
+from harness.cli import main
+from harness.exit_codes import RunExit
 from harness.results import provenance, read_rows, row_key
 from harness.run.cluster import (
     ClusterError,
@@ -185,7 +186,7 @@ def test_scheduler_file_with_workers_started_by_hand(tmp_path: Path) -> None:
         refused = invoke(
             "--scheduler-file", str(scheduler_file), "--out", str(tmp_path / "x.csv"), EASY
         )
-        assert EXIT_USAGE == refused.exit_code
+        assert RunExit.USAGE == refused.exit_code
         assert "DASK_DISTRIBUTED__WORKER__DAEMON=False" in refused.output
         daemonic.terminate()
         daemonic.wait(30)
@@ -224,7 +225,7 @@ def test_scheduler_that_does_not_answer_is_one_line(tmp_path: Path) -> None:
         port = probe.getsockname()[1]
     out = tmp_path / "r.csv"
     result = invoke("--cluster", f"tcp://127.0.0.1:{port}", "--out", str(out), EASY)
-    assert EXIT_USAGE == result.exit_code
+    assert RunExit.USAGE == result.exit_code
     reason = "connection refused: nothing listens there"
     assert f"cannot use the Dask cluster at tcp://127.0.0.1:{port}: {reason}" in result.output
     assert not out.exists()
@@ -234,7 +235,7 @@ def test_without_dask_the_install_line(monkeypatch: pytest.MonkeyPatch, tmp_path
     """Without Dask installed, --cluster exits 2 with the line that installs it."""
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now fails
     result = invoke("--cluster", "local:2", "--out", str(tmp_path / "r.csv"), EASY)
-    assert EXIT_USAGE == result.exit_code
+    assert RunExit.USAGE == result.exit_code
     assert "pip install 'sudoku-harness[dask]'" in result.output
 
 
@@ -359,7 +360,7 @@ def test_bad_input_stops_a_cluster_run_that_started_dask(tmp_path: Path) -> None
     command = [HARNESS, "run", "-q", "--cluster", "local:2", "--out", str(tmp_path / "r.csv")]
     # run() returns once every process holding the output pipes ended: Dask's ones too
     done = subprocess.run([*command, str(bad)], capture_output=True, text=True, timeout=60)
-    assert (EXIT_USAGE, 2) == (done.returncode, len(done.stderr.splitlines()))
+    assert (RunExit.USAGE, 2) == (done.returncode, len(done.stderr.splitlines()))
     assert "1 bad puzzle line(s)" in done.stderr
 
 
@@ -425,7 +426,7 @@ def test_a_refused_run_stops_its_early_start(tmp_path: Path) -> None:
     command = [HARNESS, "run", "-q", "--cluster", "local:2", "--jobs", "2"]
     # run() returns once every process holding the output pipes ended: the early start too
     done = subprocess.run([*command, EASY], capture_output=True, text=True, timeout=60)
-    assert (EXIT_USAGE, 1) == (done.returncode, len(done.stderr.splitlines()))
+    assert (RunExit.USAGE, 1) == (done.returncode, len(done.stderr.splitlines()))
     assert "--jobs is for local runs" in done.stderr
 
 

@@ -15,7 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from backends.puzzle import Puzzle, canonical_alphabet
-from harness.cli import EXIT_USAGE, main
+from harness.cli import main
+from harness.exit_codes import RunExit
 from harness.puzzles import rating
 from harness.puzzles.readers import read_puzzles
 from tests.test_logic import MULTI, SIXTEEN, STRATEGY_PUZZLES, known_solution
@@ -151,7 +152,7 @@ def test_explain_cli_bad_line(tmp_path: Path) -> None:
     path = tmp_path / "p.txt"
     path.write_text(f"{STRATEGY_PUZZLES['xy-wing']}\n")
     result = invoke("explain", f"{path}:5")
-    assert (EXIT_USAGE, f"harness: error: no puzzle starts at line 5 of {path}\n") == (
+    assert (RunExit.USAGE, f"harness: error: no puzzle starts at line 5 of {path}\n") == (
         result.exit_code,
         result.output,
     )
@@ -160,7 +161,7 @@ def test_explain_cli_bad_line(tmp_path: Path) -> None:
 def test_explain_cli_bad_text() -> None:
     """A malformed puzzle text is one error line naming the problem."""
     result = invoke("explain", "12345")
-    assert EXIT_USAGE == result.exit_code
+    assert RunExit.USAGE == result.exit_code
     assert "5 cells is not a Sudoku grid" in result.output
 
 

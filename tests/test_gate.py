@@ -10,7 +10,9 @@ from click.testing import CliRunner
 
 from harness import gate
 from harness.cli import main
+from harness.exit_codes import CheckExit
 from harness.results import BASE_COLUMNS, provenance
+from harness.results.calibration import CALIBRATION_WORKLOAD
 
 
 def frame(times: list[float], nodes: list[int], status: str = "SOLVED") -> pd.DataFrame:
@@ -48,28 +50,28 @@ def wobble(times: list[float], factor: float, seed: int = 2) -> list[float]:
 def test_identical_runs_hold() -> None:
     """A run compared with itself holds."""
     old = frame(base_times(), [10] * 40)
-    assert gate.EXIT_OK == gate.compare(old, old).exit_code
+    assert CheckExit.OK == gate.compare(old, old).exit_code
 
 
 def test_small_time_wobble_is_ignored() -> None:
     """Times within ±10 % noise pass."""
     times = base_times()
     result = gate.compare(frame(times, [10] * 40), frame(wobble(times, 1.0), [10] * 40))
-    assert gate.EXIT_OK == result.exit_code
+    assert CheckExit.OK == result.exit_code
 
 
 def test_large_significant_slowdown_fails() -> None:
     """Every puzzle 1.6x slower is a regression."""
     times = base_times()
     result = gate.compare(frame(times, [10] * 40), frame(wobble(times, 1.6), [10] * 40))
-    assert gate.EXIT_REGRESSION == result.exit_code
+    assert CheckExit.REGRESSION == result.exit_code
 
 
 def test_large_but_insignificant_slowdown_passes() -> None:
     """A slower median on only 3 puzzles is not significant."""
     times = base_times(3)
     result = gate.compare(frame(times, [10] * 3), frame(wobble(times, 1.6), [10] * 3))
-    assert gate.EXIT_OK == result.exit_code
+    assert CheckExit.OK == result.exit_code
 
 
 def test_node_change_is_flagged() -> None:
@@ -78,23 +80,23 @@ def test_node_change_is_flagged() -> None:
     new_nodes = [10] * 39 + [11]
     result = gate.compare(frame(times, [10] * 40), frame(times, new_nodes), {"mrv": True})
     changed = [f for f in result.findings if f.check == "nodes"]
-    assert (gate.EXIT_REGRESSION, "REGRESSION") == (result.exit_code, changed[0].verdict)
+    assert (CheckExit.REGRESSION, "REGRESSION") == (result.exit_code, changed[0].verdict)
 
 
 def test_node_change_within_tolerance() -> None:
     """A 10 % node change passes with --tolerance 0.1."""
     times = base_times()
     old, new = frame(times, [10] * 40), frame(times, [11] * 40)
-    assert gate.EXIT_REGRESSION == gate.compare(old, new, {"mrv": True}).exit_code
+    assert CheckExit.REGRESSION == gate.compare(old, new, {"mrv": True}).exit_code
     result = gate.compare(old, new, {"mrv": True}, tolerance=0.1)
-    assert gate.EXIT_OK == result.exit_code
+    assert CheckExit.OK == result.exit_code
 
 
 def test_nondeterministic_counters_not_compared() -> None:
     """Counters of a backend not known to be deterministic may change freely."""
     times = base_times()
     result = gate.compare(frame(times, [10] * 40), frame(times, [99] * 40), {"mrv": False})
-    assert gate.EXIT_OK == result.exit_code
+    assert CheckExit.OK == result.exit_code
 
 
 def test_fewer_solved_fails() -> None:
@@ -102,7 +104,7 @@ def test_fewer_solved_fails() -> None:
     times = base_times()
     new = frame(times, [10] * 40)
     new.loc[0, "status"] = "TIMEOUT"
-    assert gate.EXIT_REGRESSION == gate.compare(frame(times, [10] * 40), new).exit_code
+    assert CheckExit.REGRESSION == gate.compare(frame(times, [10] * 40), new).exit_code
 
 
 def test_wrong_exits_2() -> None:
@@ -110,7 +112,7 @@ def test_wrong_exits_2() -> None:
     times = base_times()
     new = frame(times, [10] * 40)
     new.loc[5, "status"] = "WRONG"
-    assert gate.EXIT_WRONG == gate.compare(frame(times, [10] * 40), new).exit_code
+    assert CheckExit.WRONG == gate.compare(frame(times, [10] * 40), new).exit_code
 
 
 def test_check_cli_exit_code_and_markdown(tmp_path: Path) -> None:
@@ -133,7 +135,7 @@ def test_a_one_node_change_shows_in_the_table() -> None:
     new_nodes = [12345] * 39 + [12346]
     result = gate.compare(frame(times, [12345] * 40), frame(times, new_nodes))
     line = next(x for x in result.markdown().splitlines() if "| nodes |" in x)
-    assert gate.EXIT_REGRESSION == result.exit_code
+    assert CheckExit.REGRESSION == result.exit_code
     assert "493,800 | total 493,801" in line
 
 
@@ -142,7 +144,7 @@ def test_same_file_under_another_path_still_pairs() -> None:
     times = base_times()
     old = frame(times, [10] * 40).assign(dataset="datasets/d.txt")
     new = frame(times, [10] * 40).assign(dataset="/ci/checkout/datasets/d.txt")
-    assert gate.EXIT_OK == gate.compare(old, new).exit_code
+    assert CheckExit.OK == gate.compare(old, new).exit_code
 
 
 def write_run(
@@ -157,7 +159,7 @@ def write_run(
     }
     if calibration_s is not None:
         meta["calibration"] = {
-            "workload": provenance.CALIBRATION_WORKLOAD,
+            "workload": CALIBRATION_WORKLOAD,
             "start_s": calibration_s,
             "end_s": calibration_s,
         }
@@ -231,7 +233,7 @@ def test_a_backend_not_asked_for_and_one_new_compare_nothing() -> None:
     """The run's only backend is new, the baseline's was not asked for: nothing compared."""
     times = base_times()
     old, new = frame(times, [10] * 40), frame(times, [10] * 40).assign(backend="ac3")
-    assert gate.EXIT_REGRESSION == gate.compare(old, new, scope={"ac3"}).exit_code
+    assert CheckExit.REGRESSION == gate.compare(old, new, scope={"ac3"}).exit_code
 
 
 def test_wrong_answers_outrank_nothing_compared() -> None:
@@ -240,7 +242,7 @@ def test_wrong_answers_outrank_nothing_compared() -> None:
     old = frame(times, [10] * 40)
     new = frame(times, [10] * 40, status="WRONG").assign(backend="ac3")
     result = gate.compare(old, new)
-    assert (gate.EXIT_WRONG, "WRONG ANSWERS") == (result.exit_code, result.headline)
+    assert (CheckExit.WRONG, "WRONG ANSWERS") == (result.exit_code, result.headline)
 
 
 def test_one_changed_repeat_out_of_five_is_a_change(tmp_path: Path) -> None:

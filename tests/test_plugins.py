@@ -23,7 +23,8 @@ from backends import make_backend, plugins
 from backends._template import TemplateBackend
 from backends.errors import BackendUnavailableError, UnknownBackendError
 from backends.mrv import MrvBackend
-from harness.cli import EXIT_USAGE, main
+from harness.cli import main
+from harness.exit_codes import RunExit
 from harness.results import read_rows
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -198,7 +199,7 @@ def test_broken_plugins_are_listed_unavailable_with_reasons(broken_plugins: Path
 def test_broken_plugin_run_is_one_line_error(broken_plugins: Path, tmp_path: Path) -> None:
     """`harness run -b missing` exits 2 with one line giving the reason, no traceback."""
     result = run("-b", "missing", "--out", str(tmp_path / "r.csv"), EASY)
-    assert EXIT_USAGE == result.exit_code
+    assert RunExit.USAGE == result.exit_code
     assert 1 == len(result.output.strip().splitlines())
     assert "is unavailable: cannot import it" in result.output
 

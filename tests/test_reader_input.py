@@ -16,7 +16,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from backends.puzzle import Puzzle
-from harness.cli import EXIT_USAGE, main
+from harness.cli import main
+from harness.exit_codes import RunExit
 from harness.puzzles.readers import MAX_LINE, DatasetError, read_puzzles, read_text
 from tests.conftest import PROJECT
 from tests.test_readers import PUZ, PUZ2, SOL, solved_grid
@@ -86,7 +87,7 @@ def test_longest_line_allowed_is_read() -> None:
 def test_cli_names_a_line_too_long(tmp_path: Path) -> None:
     """`harness run` on a file with a huge line prints FILE:LINE: line too long, exit 2."""
     path, result = run_file(tmp_path, "p.txt", f"{PUZ}\n{'.' * 10**6}\n")
-    assert EXIT_USAGE == result.exit_code
+    assert RunExit.USAGE == result.exit_code
     assert f"{path}:2: line too long: more than {MAX_LINE:,} characters" in result.output
 
 
@@ -121,7 +122,7 @@ def test_gzip_of_zero_bytes_is_binary(tmp_path: Path) -> None:
         tracemalloc.stop()
     assert peak < 8 << 20, f"peak {peak / 2**20:.1f} MiB"
     result = invoke("run", "-q", "--out", str(tmp_path / "r.csv"), str(path))
-    assert EXIT_USAGE == result.exit_code
+    assert RunExit.USAGE == result.exit_code
     assert "binary data (a NUL byte)" in result.output
 
 
@@ -129,7 +130,7 @@ def test_gzip_of_zero_bytes_is_binary(tmp_path: Path) -> None:
 def test_dev_zero_is_refused_without_blowing_up(tmp_path: Path) -> None:
     """`harness run /dev/zero` stops at once with one line, exit 2, within a 3 GiB cap."""
     done = run_cli(["run", "-q", "--out", str(tmp_path / "r.csv"), "/dev/zero"], timeout=60)
-    assert EXIT_USAGE == done.returncode
+    assert RunExit.USAGE == done.returncode
     assert "harness: error: /dev/zero: binary data (a NUL byte)" in done.stderr
     assert "Traceback" not in done.stderr
 
@@ -207,7 +208,7 @@ def test_metadata_that_is_no_solution_is_kept(meta: str) -> None:
 def test_cli_reports_a_solution_of_80_cells(tmp_path: Path) -> None:
     """`harness run` on 'puzzle:1:<80 cells>' names the file, line and length, exit 2."""
     path, result = run_file(tmp_path, "t.txt", f"{PUZ}:1:{SOL[:80]}\n")
-    assert EXIT_USAGE == result.exit_code
+    assert RunExit.USAGE == result.exit_code
     assert f"{path}:1: expected solution has 80 cells, the puzzle 81\n" in result.output
 
 
@@ -217,7 +218,7 @@ def test_cli_reports_a_solution_of_80_cells(tmp_path: Path) -> None:
 def test_csv_header_without_a_puzzle_column(tmp_path: Path) -> None:
     """'foo,bar' as the first line is a header without a puzzle column, not 3 cells."""
     path, result = run_file(tmp_path, "t.csv", f"foo,bar\n{PUZ},x\n")
-    assert EXIT_USAGE == result.exit_code
+    assert RunExit.USAGE == result.exit_code
     assert f"{path}:1: looks like a CSV header without a 'quizzes' or 'puzzle' column" in (
         result.output
     )
@@ -282,7 +283,7 @@ def test_explain_stdin_line() -> None:
 def test_explain_stdin_with_several_puzzles() -> None:
     """Several puzzles on standard input and no line: one error line, exit 2."""
     result = invoke("explain", "-", input=f"{EASY[0]}\n{EASY[1]}\n")
-    assert (EXIT_USAGE, "harness: error: standard input holds 2 puzzles; give -:LINE\n") == (
+    assert (RunExit.USAGE, "harness: error: standard input holds 2 puzzles; give -:LINE\n") == (
         result.exit_code,
         result.output,
     )

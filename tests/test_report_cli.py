@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from harness.cli import EXIT_USAGE, main
+from harness.cli import main
+from harness.exit_codes import RunExit
 from harness.results import BASE_COLUMNS
 
 SCIENTIFIC = re.compile(r"\d[eE][+-]?\d")
@@ -128,14 +129,14 @@ def test_not_results_is_one_line_and_exit_2(tmp_path: Path) -> None:
         ["table", str(bad)],
     ):
         result = invoke(*args)
-        assert (EXIT_USAGE, 1) == (result.exit_code, len(result.output.strip().splitlines()))
+        assert (RunExit.USAGE, 1) == (result.exit_code, len(result.output.strip().splitlines()))
         assert "not a harness results CSV" in result.output
 
 
 def test_pair_naming_an_absent_backend_is_exit_2(csv: Path, tmp_path: Path) -> None:
     """--pair with a backend the file lacks: one line listing those it has, exit 2."""
     result = invoke("report", str(csv), "--pair", "slow,nosuch", "-o", str(tmp_path / "r.html"))
-    assert (EXIT_USAGE, 1) == (result.exit_code, len(result.output.strip().splitlines()))
+    assert (RunExit.USAGE, 1) == (result.exit_code, len(result.output.strip().splitlines()))
     assert "no backend 'nosuch'" in result.output
 
 
@@ -147,7 +148,7 @@ def test_unwritable_output_is_exit_2(csv: Path, tmp_path: Path) -> None:
         ["plot", "cactus", str(csv), "-o", str(missing / "c.svg")],
     ):
         result = invoke(*args)
-        assert EXIT_USAGE == result.exit_code
+        assert RunExit.USAGE == result.exit_code
         assert "cannot write" in result.output
         assert 1 == len(result.output.strip().splitlines())
 
@@ -179,4 +180,4 @@ def test_table_by_backend_only(csv: Path) -> None:
 
 def test_table_rejects_an_unknown_grouping(csv: Path) -> None:
     """--by with a column it cannot group by: exit 2."""
-    assert EXIT_USAGE == invoke("table", str(csv), "--by", "colour").exit_code
+    assert RunExit.USAGE == invoke("table", str(csv), "--by", "colour").exit_code

@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 
 from backends.base import Status
-from harness import results
-from harness.results import RowWriter, escape_cell, read_rows
+from harness.results import RowWriter, escape_cell, read_rows, schema
+from harness.results import writer as writer_module
 
-COLUMNS = results.columns_for([])
+COLUMNS = schema.columns_for([])
 
 
 def reference_line(row: dict[str, object]) -> list[str]:
     """The cells the per-cell helpers give: what the writer's inlined loop must match."""
-    return [escape_cell(results._format(row.get(c))) for c in COLUMNS]
+    return [escape_cell(schema._format(row.get(c))) for c in COLUMNS]
 
 
 def test_cells_match_the_per_cell_helpers(tmp_path: Path) -> None:
@@ -41,11 +41,11 @@ def test_a_buffered_row_reaches_the_file_once_due(
     """flush_stale keeps a row back until it has waited FLUSH_S, then writes it out."""
     path = tmp_path / "rows.csv"
     with RowWriter(path, COLUMNS) as writer:
-        monkeypatch.setattr(results, "FLUSH_S", 3600.0)
+        monkeypatch.setattr(writer_module, "FLUSH_S", 3600.0)
         writer.write({"status": "SOLVED"})
         writer.flush_stale()
         before = len(read_rows(path)[1])
-        monkeypatch.setattr(results, "FLUSH_S", 0.0)
+        monkeypatch.setattr(writer_module, "FLUSH_S", 0.0)
         writer.flush_stale()
         assert (0, 1) == (before, len(read_rows(path)[1]))
 

@@ -8,7 +8,7 @@ import pytest
 
 from backends.base import Status
 from harness.puzzles.readers import PuzzleRecord
-from harness.results import KEY_COLUMNS, provenance, read_rows
+from harness.results import KEY_COLUMNS, read_rows
 from harness.run import runner
 from harness.run.worker import Task, WorkerPool
 from tests.conftest import pattern_puzzle
@@ -224,23 +224,6 @@ def test_metadata_fields(tmp_path: Path, fake_backends: dict) -> None:
     assert 5 == meta["seed"]
     assert meta["complete"] is True
     assert "sha" in meta["git"] and meta["python"]["version"]
-
-
-def test_background_work_runs_once_whether_started_before_or_after_its_result() -> None:
-    """Background: result() before start() runs it here, and a later start() does nothing."""
-    calls: list[int] = []
-    work = provenance.Background(lambda: calls.append(1) or len(calls), "test")
-    first = work.result()
-    work.start()
-    assert (1, 1, [1]) == (first, work.result(), calls)
-
-
-def test_background_work_raises_its_error_from_result() -> None:
-    """Background: what the thread raised is raised again by result()."""
-    work = provenance.Background(lambda: 1 // 0, "test")
-    work.start()
-    with pytest.raises(ZeroDivisionError):
-        work.result()
 
 
 def test_short_run_is_calibrated_at_its_start_only(tmp_path: Path, fake_backends: dict) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from backends.base import Status
 from backends.engines.search.backend import select_option
-from backends.engines.search.core import DRIVERS, iterative, recursive, search, solve
+from backends.engines.search.core import iterative, recursive, search, solve
 from backends.engines.search.heuristics import (
     INFERENCES,
     SELECTS,
@@ -31,8 +31,8 @@ from backends.engines.search.propagation import (
 )
 from backends.engines.search.state import (
     ROOT,
+    SearchTables,
     Start,
-    Tables,
     check_state,
     initial_state,
     tables,
@@ -289,11 +289,6 @@ def test_recursive_driver_reaches_the_depth_of_a_25x25() -> None:
     )
 
 
-def test_drivers_are_named_for_options() -> None:
-    """DRIVERS maps option words to the two drivers."""
-    assert {"iterative": iterative, "recursive": recursive} == DRIVERS
-
-
 def test_root_inference_runs_only_at_the_root() -> None:
     """root=singles with inference=check: easy50's first puzzle is solved at the root."""
     outcome = search(initial_state(Puzzle.parse(EASY_FIRST)), first, ascending, check, root=singles)
@@ -319,13 +314,13 @@ def test_select_option_offers_every_selection() -> None:
 # --- pair rules and locked candidates --------------------------------------------------------
 
 
-def open_grid() -> tuple[list[int], Tables]:
+def open_grid() -> tuple[list[int], SearchTables]:
     """An empty 9x9 state: every cell open with every digit."""
     start = initial_state(Puzzle.parse("." * 81))
     return list(start.cands), start.tables
 
 
-def drop(cands: list[int], t: Tables, cells: object, digits: int) -> None:
+def drop(cands: list[int], t: SearchTables, cells: object, digits: int) -> None:
     """Remove the candidate bits ``digits`` from each of ``cells``."""
     for c in cells:  # type: ignore[attr-defined]
         cands[c] = t.open_value(c, cands[c] & t.full & ~digits)

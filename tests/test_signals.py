@@ -15,6 +15,7 @@ import pytest
 
 from harness.results import read_rows
 from tests.conftest import PROJECT, pattern_puzzle
+from tests.fake_backends import SOLVING_MARK
 
 # Runs `harness run` in a child Python with the fake backends registered, on one 4x4 puzzle
 # per line of puzzles.txt; the CLI's own exit code is the process's.
@@ -67,6 +68,15 @@ def alive(processes: list[psutil.Process]) -> list[int]:
     return [p.pid for p in still]
 
 
+def wait_for(path: Path) -> None:
+    """Return once ``path`` exists (10 s at most)."""
+    deadline = time.monotonic() + 10
+    while not path.exists():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{path} did not appear")
+        time.sleep(0.05)
+
+
 def rows_of(path: Path, count: int) -> list[dict[str, str]]:
     """The CSV's rows, once ``count`` of them are written whole (10 s at most)."""
     deadline = time.monotonic() + 10
@@ -91,11 +101,15 @@ def test_sigterm_stops_the_run_keeps_rows_and_stops_workers(tmp_path: Path) -> N
     assert "complete it with --resume" in err
 
 
-def test_killed_harness_takes_its_workers_with_it(tmp_path: Path) -> None:
+def test_killed_harness_takes_its_workers_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """SIGKILL, which the harness cannot catch: its worker dies too, and is not orphaned."""
+    mark = tmp_path / "solving"
+    monkeypatch.setenv(SOLVING_MARK, str(mark))
     proc = start_run(tmp_path, "sleep-forever")
     workers = workers_of(proc, 1)
-    time.sleep(0.5)  # the worker is past its warm-up, inside the solve that never ends
+    wait_for(mark)  # the worker is past its warm-up, inside the solve that never ends
     proc.kill()
     proc.communicate(timeout=20)
     assert [] == alive(workers)

@@ -6,7 +6,6 @@ import contextlib
 import json
 import subprocess
 import sys
-from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 
@@ -14,12 +13,8 @@ import pytest
 
 import backends
 from backends.errors import UnknownBackendError
-
-#: The modules of ``backends`` the registry itself needs: the contract, the model, the errors.
 from harness.cli import entry
-
-#: The modules of ``backends`` the registry itself needs: the contract, the model, the errors.
-from harness.results import distributions, provenance
+from harness.results import provenance
 
 #: The modules of ``backends`` the registry itself needs: the contract, the model, the errors.
 REGISTRY_MODULES = ["backends", "backends.base", "backends.errors", "backends.puzzle"]
@@ -75,82 +70,10 @@ def importlib_versions(names: list[str]) -> dict[str, str | None]:
     return {name: importlib_version(name) for name in names}
 
 
-def test_versions_equal_importlib_metadata_for_installed_packages() -> None:
-    """For every installed distribution and every recorded package: importlib.metadata's."""
-    names = sorted({d.metadata["Name"] for d in metadata.distributions()} | {*provenance.PACKAGES})
-    names += ["Z3_Solver", "python.constraint2", "no-such-distribution"]
-    assert importlib_versions(names) == distributions.versions(names)
-
-
-def write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
-#: Run in a fresh interpreter (no importlib_metadata backport loaded, whose finder would
-#: replace the standard library's): versions on the given sys.path, importlib.metadata's, and
-#: the names the fast search left to importlib.metadata.
-PROBE = """
-import json, sys
-from importlib import metadata
-from harness.results import distributions
-asked = []
-ask = distributions._from_importlib
-def spy(some):
-    asked.extend(some)
-    return ask(asked)
-distributions._from_importlib = spy
-sys.path[:] = json.loads(sys.argv[1])
-names = json.loads(sys.argv[2])
-found = distributions.versions(names)
-def stdlib(name):
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return None
-print(json.dumps([found, {name: stdlib(name) for name in names}, asked]))
-"""
-
-
-def test_versions_follow_importlib_metadata_on_odd_layouts(tmp_path: Path) -> None:
-    """First folder wins, names normalise, egg-info files; folded, missing headers asked."""
-    first, second = tmp_path / "first", tmp_path / "second"
-    write(first / "Foo.Bar-1.0.dist-info" / "METADATA", "Name: Foo.Bar\nVersion: 1.0\n\nBody\n")
-    write(second / "foo_bar-2.0.dist-info" / "METADATA", "Name: foo-bar\nVersion: 2.0\n")
-    write(second / "eggy-3.egg-info", "Metadata-Version: 1.0\nName: eggy\nVersion: 3.0rc1\n")
-    write(second / "pkginfo.egg-info" / "PKG-INFO", "Name: pkginfo\nVersion:\t4.0 \n")
-    write(second / "folded-5.dist-info" / "METADATA", "Name: folded\nVersion: 5\n  .1\n")
-    write(second / "bodied-6.dist-info" / "METADATA", "Name: bodied\n\nVersion: 6\n")
-    write(second / "empty-7.dist-info" / "METADATA", "")
-    write(second / "empty-7.dist-info" / "PKG-INFO", "Version: 7.0\n")
-    path = [str(first), str(tmp_path / "absent"), str(second)]
-    names = ["foo-bar", "FOO_BAR", "eggy", "pkginfo", "folded", "bodied", "empty", "absent"]
-    command = [sys.executable, "-c", PROBE, json.dumps(path), json.dumps(names)]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    found, stdlib, asked = json.loads(done.stdout)
-    assert (stdlib, ["folded", "bodied"]) == (found, asked)
-
-
-def test_another_distribution_finder_leaves_every_name_to_importlib(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A finder besides the path's that declares distributions: importlib.metadata answers."""
-
-    class Finder:
-        def find_distributions(self, context: object = None) -> Iterable[object]:
-            return iter(())
-
-    asked: list[str] = []
-
-    def spy(names: Iterable[str]) -> dict[str, str | None]:
-        asked.extend(names)
-        return dict.fromkeys(asked)
-
-    monkeypatch.setattr(distributions, "_from_importlib", spy)
-    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Finder()])
-    distributions.versions(["click", "no-such-distribution"])
-    assert ["click", "no-such-distribution"] == asked
+def test_versions_equal_importlib_metadata() -> None:
+    """Every recorded package's version is what importlib.metadata says (None if absent)."""
+    names = list(provenance.PACKAGES)
+    assert importlib_versions(names) == provenance.package_versions()
 
 
 def test_run_records_project_version() -> None:

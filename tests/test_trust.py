@@ -256,7 +256,7 @@ def test_a_disputed_count_is_settled_by_the_harness(tmp_path: Path, fakes: None)
 
 def test_a_count_of_two_for_a_unique_puzzle_is_refuted() -> None:
     """The harness's exhaustive search refutes a claim of two solutions for a unique puzzle."""
-    from harness.results import cross_check
+    from harness.check.crosscheck import cross_check
 
     puzzle = pattern_puzzle(2, 1).to_string()
     solution = pattern_puzzle(2, 0).to_string()

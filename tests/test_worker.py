@@ -15,7 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from backends.base import Status
-from harness.cli import EXIT_BROKEN_PIPE, main
+from harness.cli import main
+from harness.exit_codes import RunExit
 from harness.results import read_rows
 from harness.run.worker import Outcome, WorkerPool, handle, pool
 from harness.run.worker.measure import ProcessPeaks
@@ -70,7 +71,7 @@ def test_closed_stdout_exits_141_and_keeps_rows_right(tmp_path: Path) -> None:
     stderr = proc.stderr.read()
     proc.wait(timeout=60)
     statuses = [row["status"] for row in read_rows(tmp_path / "run.csv")[1]]
-    assert (EXIT_BROKEN_PIPE, "", ["SOLVED"] * 3) == (proc.returncode, stderr, statuses)
+    assert (RunExit.BROKEN_PIPE, "", ["SOLVED"] * 3) == (proc.returncode, stderr, statuses)
 
 
 def test_warmup_that_hangs_breaks_the_backend_once(

@@ -6,7 +6,7 @@ backend reports only its first solution. The harness then looks itself for a sol
 other than that grid, by plain bitmask backtracking that shares no code with any backend;
 what it finds is checked by :mod:`harness.check.checker` like any answer. Finding one refutes the
 unique claim; exhausting the search refutes the claim of two. See
-:func:`harness.results.cross_check`.
+:func:`harness.check.crosscheck.cross_check`.
 """
 
 from __future__ import annotations

@@ -9,27 +9,9 @@ import importlib
 
 import click
 
-from harness.cli.common import (
-    EXIT_BROKEN_PIPE,
-    EXIT_ERROR,
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_REGRESSION,
-    EXIT_USAGE,
-    EXIT_WRONG,
-    HarnessGroup,
-)
+from harness.cli.common import HarnessGroup
 
-__all__ = [
-    "EXIT_BROKEN_PIPE",
-    "EXIT_ERROR",
-    "EXIT_INTERRUPTED",
-    "EXIT_OK",
-    "EXIT_REGRESSION",
-    "EXIT_USAGE",
-    "EXIT_WRONG",
-    "main",
-]
+__all__ = ["main"]
 
 
 #: Every command: its name -> (module, function). A command's module is imported when the

@@ -18,15 +18,6 @@ from backends.errors import SudokuError
 from harness.exit_codes import RunExit, stopped_by
 from harness.puzzles.readers import BadLine, PuzzleRecord, format_bad_lines, read_puzzles
 
-# The exit codes of `harness run` and of the other commands, named in harness/exit_codes.py.
-EXIT_OK = RunExit.OK
-EXIT_REGRESSION = RunExit.REGRESSION
-EXIT_USAGE = RunExit.USAGE
-EXIT_WRONG = RunExit.WRONG
-EXIT_ERROR = RunExit.ERROR
-EXIT_INTERRUPTED = RunExit.INTERRUPTED
-EXIT_BROKEN_PIPE = RunExit.BROKEN_PIPE
-
 RESULTS_DIR = Path("results")
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -61,7 +52,7 @@ def stop_signals() -> Iterator[None]:
 
 def interrupted_code(stop: KeyboardInterrupt) -> int:
     """The exit code for a run stopped by Ctrl-C or by a stop signal."""
-    return stopped_by(stop.signum) if isinstance(stop, Terminated) else EXIT_INTERRUPTED
+    return stopped_by(stop.signum) if isinstance(stop, Terminated) else RunExit.INTERRUPTED
 
 
 class HarnessGroup(click.Group):
@@ -81,7 +72,7 @@ class HarnessGroup(click.Group):
             raise click.exceptions.Exit(interrupted_code(stop)) from None
         except BrokenPipeError:  # stdout closed early (| head): nothing more to write there
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
+            raise click.exceptions.Exit(RunExit.BROKEN_PIPE) from None
         except click.exceptions.NoArgsIsHelpError:  # no arguments at all: click shows the help
             raise
         except click.UsageError as error:  # a bad option or value: one line, as every user error
@@ -150,7 +141,7 @@ def quiet_option(help: str = "No progress display.") -> Callable[[F], F]:
 class UserError(click.ClickException):
     """One clear line on stderr and a non-zero exit code."""
 
-    def __init__(self, message: str, exit_code: int = EXIT_USAGE) -> None:
+    def __init__(self, message: str, exit_code: int = RunExit.USAGE) -> None:
         super().__init__(message)
         self.exit_code = exit_code
 

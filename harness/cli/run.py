@@ -19,10 +19,6 @@ from backends.base import Status
 from backends.errors import SudokuError
 from harness import exit_codes, results
 from harness.cli.common import (
-    EXIT_ERROR,
-    EXIT_OK,
-    EXIT_REGRESSION,
-    EXIT_WRONG,
     UserError,
     default_out,
     distinct_files,
@@ -37,6 +33,7 @@ from harness.cli.common import (
 )
 from harness.cli.entry import keep_until_exit
 from harness.cli.progress import Progress
+from harness.exit_codes import CheckExit, RunExit
 from harness.gc_pause import gc_paused
 from harness.puzzles.readers import PuzzleRecord
 from harness.run import runner
@@ -68,10 +65,10 @@ def cluster_target(
 def exit_code_for(statuses: Sequence[str]) -> int:
     present = set(statuses)
     if Status.WRONG.value in present:
-        return EXIT_WRONG
+        return RunExit.WRONG
     if present & {Status.ERROR.value, Status.MEMOUT.value}:
-        return EXIT_ERROR
-    return EXIT_OK
+        return RunExit.ERROR
+    return RunExit.OK
 
 
 @dataclasses.dataclass(frozen=True)
@@ -398,6 +395,6 @@ def report(
             scope={c.spec for c in config.backends},
         )
         click.echo("\n" + verdict.markdown())
-        if code == EXIT_OK and verdict.exit_code == gate.EXIT_REGRESSION:
-            code = EXIT_REGRESSION
+        if code == RunExit.OK and verdict.exit_code == CheckExit.REGRESSION:
+            code = RunExit.REGRESSION
     return code

@@ -51,7 +51,7 @@ def build(
 
 
 def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, palette) -> str:
-    """The gate's findings (harness/gate.py, as ``harness check`` runs it) and time ratios."""
+    """The gate's findings (harness.gate, as ``harness check`` runs it) and time ratios."""
     from harness import gate
     from harness.report import html, plots
     from harness.tables import frames as tables

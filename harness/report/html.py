@@ -212,7 +212,7 @@ def baseline_section(
     }
     return (
         '<section id="baseline"><h2>Against the baseline</h2>'
-        '<p class="note">The verdict is harness check\'s (harness/gate.py). The ratio is the '
+        '<p class="note">The verdict is harness check\'s (harness.gate). The ratio is the '
         "median of per-puzzle time ratios with a distribution-free 95% interval.</p>"
         f'<p class="verdict">harness check: <b>{escape(overall)}</b></p>'
         f"<h3>Verdict per backend</h3>{table(data.verdicts(findings), verdict_headers)}"

@@ -5,7 +5,7 @@ order_domain_values, inference)``: :func:`~.core.search` holds the only search l
 backend is a choice of three small named functions (a select, an order, an inference) and a
 driver. The package, by responsibility:
 
-* :mod:`.state` -- the state (one packed int per cell), the per-size :class:`~.state.Tables`,
+* :mod:`.state` -- the state (one packed int per cell), the per-size :class:`~.state.SearchTables`,
   the root state of a puzzle, and the type aliases of the functions below.
 * :mod:`.heuristics` -- cell selections and value orders, and the tables naming every choice.
 * :mod:`.propagation` -- the inferences: the validity check, forward checking, Norvig's

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from backends.base import Outcome, SolveResult, Status
+from backends.base import SearchOutcome, SolveResult, Status
 from backends.engines.deadline import Deadline, after
 from backends.engines.search.heuristics import ascending, mrv
 from backends.engines.search.propagation import forward
@@ -52,9 +52,6 @@ def recursive(expand: Expand, root: State) -> None:
         recursive(expand, child)
 
 
-DRIVERS: dict[str, Driver] = {"iterative": iterative, "recursive": recursive}
-
-
 class _Stop(Exception):
     """Unwinds a driver: the solution limit was reached, or the deadline passed."""
 
@@ -68,7 +65,7 @@ def search(
     deadline: float | None = None,
     root: Inference | None = None,
     driver: Driver = iterative,
-) -> Outcome:
+) -> SearchOutcome:
     """Depth-first search for up to ``limit`` solutions from ``start``.
 
     ``root`` is the inference run once at the root (default: ``inference``), e.g. singles
@@ -112,13 +109,13 @@ def search(
 
     cands = list(start.cands)
     if min(cands) < one or not (root or inference)(cands, ROOT, 0, t):  # dead, or refuted
-        return Outcome(Status.UNSAT, (), nodes, guesses, backtracks)
+        return SearchOutcome(Status.UNSAT, (), nodes, guesses, backtracks)
     if driver is recursive:
         sys.setrecursionlimit(max(sys.getrecursionlimit(), t.ncells + 1000))
     with contextlib.suppress(_Stop):
         driver(expand, cands)
     status = Status.TIMEOUT if timed_out else Status.SOLVED if solutions else Status.UNSAT
-    return Outcome(status, tuple(solutions), nodes, guesses, backtracks)
+    return SearchOutcome(status, tuple(solutions), nodes, guesses, backtracks)
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from functools import cache
 
 from backends.engines.search.propagation import check, forward, singles
-from backends.engines.search.state import Inference, Order, Select, State, Tables
+from backends.engines.search.state import Inference, Order, SearchTables, Select, State
 
 # --- cell selection: (cands, t) -> cell, or -1 when every cell is assigned ------------------
 
 
-def first(cands: State, t: Tables) -> int:
+def first(cands: State, t: SearchTables) -> int:
     """The first unassigned cell in index order."""
     assigned = t.assigned
     for cell, mask in enumerate(cands):
@@ -29,13 +29,13 @@ def first(cands: State, t: Tables) -> int:
     return -1
 
 
-def mrv(cands: State, t: Tables) -> int:
+def mrv(cands: State, t: SearchTables) -> int:
     """Minimum remaining values: the unassigned cell with the fewest candidates, first on ties."""
     best = min(cands)  # count first, then cell index: see the state module
     return -1 if best >= t.assigned else (best >> t.n) & t.index_mask
 
 
-def max_candidates(cands: State, t: Tables) -> int:
+def max_candidates(cands: State, t: SearchTables) -> int:
     """The unassigned cell with the most candidates, first on ties (seed 003's choice)."""
     assigned, shift = t.assigned, t.count_shift
     best_cell, best = -1, 0
@@ -59,7 +59,7 @@ def bits_of(mask: int) -> tuple[int, ...]:
     return tuple(bits)
 
 
-def ascending(cands: State, cell: int, t: Tables) -> Sequence[int]:
+def ascending(cands: State, cell: int, t: SearchTables) -> Sequence[int]:
     """The cell's candidates, smallest digit first."""
     return bits_of(cands[cell] & t.full)
 

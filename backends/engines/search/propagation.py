@@ -20,7 +20,7 @@ from __future__ import annotations
 from functools import cache, reduce
 from operator import or_
 
-from backends.engines.search.state import ROOT, Getter, Inference, Queue, State, Tables
+from backends.engines.search.state import ROOT, Getter, Inference, Queue, SearchTables, State
 
 #: ``propagate`` flags: the pair rules to apply in each unit besides the singles.
 HIDDEN_PAIRS = 1
@@ -34,14 +34,14 @@ PAIRS: dict[str, int] = {
 }
 
 
-def check(cands: State, cell: int, bit: int, t: Tables) -> bool:
+def check(cands: State, cell: int, bit: int, t: SearchTables) -> bool:
     """No pruning: the value must only differ from every assigned peer's value."""
     if cell == ROOT:
         return True
     return t.assigned | bit not in t.peer_values[cell](cands)
 
 
-def forward(cands: State, cell: int, bit: int, t: Tables) -> bool:
+def forward(cands: State, cell: int, bit: int, t: SearchTables) -> bool:
     """Forward checking: remove the digit from the peers' candidates; fail if one empties."""
     if cell == ROOT:
         return True
@@ -57,7 +57,7 @@ def forward(cands: State, cell: int, bit: int, t: Tables) -> bool:
     return True
 
 
-def propagate(cands: State, t: Tables, queue: Queue, dirty: int, pairs: int) -> bool:
+def propagate(cands: State, t: SearchTables, queue: Queue, dirty: int, pairs: int) -> bool:
     """Naked and hidden singles (and the ``pairs`` rules) to a fixpoint; False on a contradiction.
 
     ``queue`` holds (cell, bit) for cells just assigned whose digit the peers still hold;
@@ -114,7 +114,7 @@ def propagate(cands: State, t: Tables, queue: Queue, dirty: int, pairs: int) -> 
                 return True
 
 
-def _drain(cands: State, t: Tables, queue: Queue, dirty: int) -> int:
+def _drain(cands: State, t: SearchTables, queue: Queue, dirty: int) -> int:
     """Naked singles: take each queued cell's digit from its peers, assigning (and queueing)
     a peer left with one. Returns ``dirty`` plus the units changed, or -1 on a contradiction
     (an assigned peer with the same digit, or a peer left with none)."""
@@ -140,7 +140,7 @@ def _drain(cands: State, t: Tables, queue: Queue, dirty: int) -> int:
 
 
 def _hidden_singles(
-    cands: State, unit: tuple[int, ...], hidden: int, t: Tables, queue: Queue
+    cands: State, unit: tuple[int, ...], hidden: int, t: SearchTables, queue: Queue
 ) -> int:
     """Assign each digit of ``hidden`` (one open place each in ``unit``) there, and queue it.
 
@@ -161,7 +161,7 @@ def _hidden_singles(
 
 
 def _pair_rules(
-    cands: State, unit: tuple[int, ...], doubles: int, t: Tables, queue: Queue, pairs: int
+    cands: State, unit: tuple[int, ...], doubles: int, t: SearchTables, queue: Queue, pairs: int
 ) -> int:
     """The ``pairs`` rules in ``unit``, whose ``doubles`` digits have two places each: the
     units changed, or -1 on a contradiction."""
@@ -178,7 +178,7 @@ def _pair_rules(
     return dirty
 
 
-def _hidden_pairs(cands: State, unit: tuple[int, ...], doubles: int, t: Tables) -> int:
+def _hidden_pairs(cands: State, unit: tuple[int, ...], doubles: int, t: SearchTables) -> int:
     """Hidden pairs among the ``doubles`` digits (two places each) of ``unit``.
 
     Two open cells sharing two of those digits hold every place of both, so they keep only
@@ -204,7 +204,7 @@ def _hidden_pairs(cands: State, unit: tuple[int, ...], doubles: int, t: Tables) 
     return dirty
 
 
-def _keep_pair(cands: State, cells: tuple[int, int], pair: int, t: Tables) -> int:
+def _keep_pair(cands: State, cells: tuple[int, int], pair: int, t: SearchTables) -> int:
     """Leave ``cells`` only the two digits of ``pair``: the units changed, or -1 when
     ``pair`` has more than two digits or a cell has lost one of them to an earlier pair."""
     if pair.bit_count() > 2:
@@ -221,7 +221,7 @@ def _keep_pair(cands: State, cells: tuple[int, int], pair: int, t: Tables) -> in
     return dirty
 
 
-def _naked_pairs(cands: State, unit: tuple[int, ...], t: Tables, queue: Queue) -> int:
+def _naked_pairs(cands: State, unit: tuple[int, ...], t: SearchTables, queue: Queue) -> int:
     """Naked pairs in ``unit``: two open cells holding the same two digits own them.
 
     Removes both digits from the unit's other open cells; a cell left with one digit is
@@ -257,7 +257,7 @@ def _naked_pairs(cands: State, unit: tuple[int, ...], t: Tables, queue: Queue) -
     return dirty
 
 
-def _take(cands: State, cell: int, mask: int, gone: int, t: Tables, queue: Queue) -> int:
+def _take(cands: State, cell: int, mask: int, gone: int, t: SearchTables, queue: Queue) -> int:
     """Remove the bits ``gone`` from open ``cell`` (value ``mask``), assigning and queueing it
     when one candidate is left: the cell's units, or -1 when none is left."""
     left = (mask & t.full) ^ gone
@@ -271,7 +271,7 @@ def _take(cands: State, cell: int, mask: int, gone: int, t: Tables, queue: Queue
     return t.unit_bits[cell]
 
 
-def _start(cands: State, cell: int, bit: int, t: Tables) -> tuple[Queue, int]:
+def _start(cands: State, cell: int, bit: int, t: SearchTables) -> tuple[Queue, int]:
     """What :func:`propagate` starts from: after an assignment, that cell and its units; at
     the root, every open cell left with one candidate (now assigned) and every unit."""
     if cell != ROOT:
@@ -295,7 +295,7 @@ def _rule_names(pairs: int) -> list[str]:
 def with_pairs(pairs: int) -> Inference:
     """Singles plus the ``pairs`` rules (:data:`PAIRS`), to a fixpoint (see :func:`propagate`)."""
 
-    def inference(cands: State, cell: int, bit: int, t: Tables) -> bool:
+    def inference(cands: State, cell: int, bit: int, t: SearchTables) -> bool:
         queue, dirty = _start(cands, cell, bit, t)
         return propagate(cands, t, queue, dirty, pairs)
 
@@ -308,7 +308,7 @@ def with_pairs(pairs: int) -> Inference:
 singles = with_pairs(0)
 
 
-def locked_candidates(cands: State, t: Tables, queue: Queue) -> int:
+def locked_candidates(cands: State, t: SearchTables, queue: Queue) -> int:
     """Pointing and claiming over every box-line intersection, once.
 
     A digit whose open places in a box all lie on one line leaves the rest of that line
@@ -348,7 +348,7 @@ def locked_candidates(cands: State, t: Tables, queue: Queue) -> int:
     return dirty
 
 
-def _remove(cands: State, cells: Getter, drop: int, t: Tables, queue: Queue) -> int:
+def _remove(cands: State, cells: Getter, drop: int, t: SearchTables, queue: Queue) -> int:
     """Remove ``drop`` from the open cells ``cells`` reads: the units changed, or -1."""
     assigned = t.assigned
     dirty = 0
@@ -371,7 +371,7 @@ def with_locked(pairs: int = 0) -> Inference:
     inference for locked candidates after every assignment too.
     """
 
-    def locked(cands: State, cell: int, bit: int, t: Tables) -> bool:
+    def locked(cands: State, cell: int, bit: int, t: SearchTables) -> bool:
         queue, dirty = _start(cands, cell, bit, t)
         while propagate(cands, t, queue, dirty, pairs):
             dirty = locked_candidates(cands, t, queue)

@@ -12,8 +12,8 @@ the candidate set: bit ``d - 1`` is set when digit ``d`` is still possible. Abov
   t.count_shift``, more than any unassigned value, so ``mask >= t.assigned`` means assigned
   and ``min(cands) >= t.assigned`` means solved.
 
-Build values with :meth:`Tables.open_value`; read them with :meth:`Tables.count`,
-:meth:`Tables.cell_of` and :meth:`Tables.digit` (or ``mask & t.full`` for the candidate
+Build values with :meth:`SearchTables.open_value`; read them with :meth:`SearchTables.count`,
+:meth:`SearchTables.cell_of` and :meth:`SearchTables.digit` (or ``mask & t.full`` for the candidate
 bits). An inference that removes candidate bits ``b`` (with ``k`` bits) from an unassigned
 value subtracts ``b + k * t.one``; :func:`check_state` verifies these invariants in tests.
 
@@ -43,15 +43,15 @@ Getter = Callable[[Sequence[int]], tuple[int, ...]]
 #: Cells just assigned, as (cell, bit), whose digit the peers may still hold.
 Queue = list[tuple[int, int]]
 #: A cell choice: ``(cands, t) -> cell``, or -1 when the state is a solution.
-Select = Callable[[State, "Tables"], int]
+Select = Callable[[State, "SearchTables"], int]
 #: A value order: ``(cands, cell, t) -> the candidate bits of cell``, in the order to try.
-Order = Callable[[State, int, "Tables"], Sequence[int]]
+Order = Callable[[State, int, "SearchTables"], Sequence[int]]
 #: An inference: ``(cands, cell, bit, t) -> consistent?``, pruning ``cands`` in place.
-Inference = Callable[[State, int, int, "Tables"], bool]
+Inference = Callable[[State, int, int, "SearchTables"], bool]
 
 
 @dataclass(frozen=True)
-class Tables:
+class SearchTables:
     """Per-size constants and lookup data for the search, derived from a :class:`Geometry`."""
 
     geo: Geometry
@@ -140,15 +140,15 @@ class Tables:
 
 
 @cache
-def tables(box: int) -> Tables:
+def tables(box: int) -> SearchTables:
     """The (cached) search tables for box side ``box``."""
-    return Tables(geometry(box))
+    return SearchTables(geometry(box))
 
 
 class Start(NamedTuple):
     """What encoding a puzzle gives the search: its tables and the root state."""
 
-    tables: Tables
+    tables: SearchTables
     cands: tuple[int, ...]
 
 
@@ -174,7 +174,7 @@ def initial_state(puzzle: Puzzle) -> Start:
     return Start(t, tuple(cands))
 
 
-def check_state(cands: Sequence[int], t: Tables) -> str | None:
+def check_state(cands: Sequence[int], t: SearchTables) -> str | None:
     """``None`` when every value is well formed (see the module docstring), else the first fault.
 
     For tests and debugging of inferences; the search never calls it.

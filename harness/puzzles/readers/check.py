@@ -19,7 +19,7 @@ from harness.puzzles.readers.symbols import digit_table, first_bad
 
 
 @dataclass(slots=True)
-class Candidate:
+class PendingPuzzle:
     """A puzzle found in the text, waiting for its symbols to be checked in a batch."""
 
     line: int
@@ -62,12 +62,12 @@ class Sink:
     def __init__(self, dataset: str) -> None:
         self.dataset = dataset
         self.out: list[Item | None] = []
-        self.waiting: list[tuple[int, Candidate]] = []
+        self.waiting: list[tuple[int, PendingPuzzle]] = []
 
     def bad(self, line: int, reason: str) -> None:
         self.out.append(BadLine(self.dataset, line, reason))
 
-    def candidate(self, cand: Candidate) -> None:
+    def candidate(self, cand: PendingPuzzle) -> None:
         self.waiting.append((len(self.out), cand))
         self.out.append(None)
 
@@ -75,7 +75,7 @@ class Sink:
         """Items already checked (:mod:`.plain`), after everything so far."""
         self.out.extend(items)
 
-    def put(self, line: int, found: Candidate | str) -> None:
+    def put(self, line: int, found: PendingPuzzle | str) -> None:
         """A layout's verdict on a line: a candidate, or the reason it is bad."""
         if isinstance(found, str):
             self.bad(line, found)
@@ -91,7 +91,7 @@ class Sink:
 
     def _resolve(self) -> None:
         waiting, self.waiting = self.waiting, []
-        groups: dict[tuple[int, str], list[tuple[int, Candidate]]] = {}
+        groups: dict[tuple[int, str], list[tuple[int, PendingPuzzle]]] = {}
         for slot, cand in waiting:
             n = CELL_COUNTS[len(cand.text)]
             alphabet = cand.alphabet
@@ -103,7 +103,7 @@ class Sink:
         for (n, alphabet), items in groups.items():
             self._resolve_group(n, alphabet, items)
 
-    def _detect(self, slot: int, cand: Candidate, n: int) -> str | None:
+    def _detect(self, slot: int, cand: PendingPuzzle, n: int) -> str | None:
         """The alphabet of a 16x16/25x25 candidate and its solution; None after a BadLine."""
         try:
             return detect_alphabet(cand.text + (cand.solution or ""), n)
@@ -124,7 +124,7 @@ class Sink:
         self.out[slot] = BadLine(self.dataset, cand.line, reason)
         return None
 
-    def _resolve_group(self, n: int, alphabet: str, items: list[tuple[int, Candidate]]) -> None:
+    def _resolve_group(self, n: int, alphabet: str, items: list[tuple[int, PendingPuzzle]]) -> None:
         """Check candidates of one size and alphabet together (:func:`.batch.check`)."""
         box = SIZES[n]
         refused, grids, solutions = check(
@@ -146,7 +146,7 @@ class Sink:
             out[slot] = new_record(dataset, cand.line, puzzle, cand.count, expected, cand.meta)
 
 
-def explain(cand: Candidate, n: int, alphabet: str) -> str:
+def explain(cand: PendingPuzzle, n: int, alphabet: str) -> str:
     """Why the batch check refused a candidate (the slow way: only bad ones come here)."""
     box = SIZES[n]
     if first_bad(cand.text, n, alphabet) is not None:

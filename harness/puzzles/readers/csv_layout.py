@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from backends.puzzle import CELL_COUNTS
-from harness.puzzles.readers.check import Candidate
+from harness.puzzles.readers.check import PendingPuzzle
 from harness.puzzles.readers.messages import LENGTHS_TEXT
 from harness.puzzles.readers.symbols import HEADER, csv_split, unquote
 
@@ -50,7 +50,7 @@ class CsvLayout:
             return cls(delimiter, puzzle, solution, names)
         return None
 
-    def row(self, number: int, raw: str, line: str) -> Candidate | str:
+    def row(self, number: int, raw: str, line: str) -> PendingPuzzle | str:
         """One row's puzzle, solution and meta, or why the row is bad."""
         values = csv_split(line, self.delimiter)
         count = len(values)
@@ -76,7 +76,7 @@ class CsvLayout:
                 )
         del values[self.puzzle]
         meta = values[0].strip() if count == 2 else self.delimiter.join(values).strip()
-        return Candidate(number, token, raw, meta, solution)
+        return PendingPuzzle(number, token, raw, meta, solution)
 
 
 def looks_like_header(line: str) -> bool:

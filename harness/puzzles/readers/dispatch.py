@@ -7,7 +7,7 @@ from itertools import compress, repeat
 from operator import ne
 
 from harness.gc_pause import gc_paused
-from harness.puzzles.readers.check import Candidate, Item, Sink
+from harness.puzzles.readers.check import Item, PendingPuzzle, Sink
 from harness.puzzles.readers.csv_layout import NOT_A_HEADER, CsvLayout, looks_like_header
 from harness.puzzles.readers.grids import GridLayout
 from harness.puzzles.readers.messages import LINE_TOO_LONG
@@ -138,7 +138,7 @@ class _Dispatcher:
                 and grids.idle
                 and is_token(line)
             ):
-                sink.candidate(Candidate(number, line, raw))
+                sink.candidate(PendingPuzzle(number, line, raw))
                 continue
             if csv is not None:
                 sink.put(number, csv.row(number, raw, line))

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from backends.puzzle import CELL_COUNTS, EMPTY_MARKS, canonical_alphabet
-from harness.puzzles.readers.check import Candidate, Sink
+from harness.puzzles.readers.check import PendingPuzzle, Sink
 from harness.puzzles.readers.messages import (
     LENGTHS_TEXT,
     bad_cell_reason,
@@ -98,7 +98,7 @@ class GridLayout:
             return
         sink = self.sink
         for line, raw, cells in grid.rows[: grid.held]:
-            sink.candidate(Candidate(line, "".join(cells), raw))
+            sink.candidate(PendingPuzzle(line, "".join(cells), raw))
         if grid.tentative:
             return
         rows = grid.rows[grid.held :]
@@ -159,7 +159,7 @@ class GridLayout:
             self._start(number, raw, list(token), 16)
         elif fours:
             self.fours = True
-            self.sink.candidate(Candidate(number, token, raw))
+            self.sink.candidate(PendingPuzzle(number, token, raw))
         else:
             self._start(number, raw, list(token), 16, held=1)
 
@@ -250,7 +250,7 @@ class GridLayout:
         rows = tuple((line, raw) for line, raw, _ in grid.rows)
         if not (n > 9 and any(len(cell) > 1 for _, _, cells in grid.rows for cell in cells)):
             text = "".join("".join(cells) for _, _, cells in grid.rows)
-            self.sink.candidate(Candidate(grid.start, text, "", rows=rows))
+            self.sink.candidate(PendingPuzzle(grid.start, text, "", rows=rows))
             return
         symbols = "." + canonical_alphabet(n)
         text_cells = []
@@ -261,11 +261,11 @@ class GridLayout:
                 elif is_number(cell, n):
                     text_cells.append(symbols[int(cell)])
                 else:
-                    where = Candidate(grid.start, "", "", rows=rows, numeric=True).where
+                    where = PendingPuzzle(grid.start, "", "", rows=rows, numeric=True).where
                     self.sink.bad(grid.start, bad_cell_text(cell, where(r * n + c), n, True))
                     return
         text = "".join(text_cells)
         alphabet = canonical_alphabet(n)
         self.sink.candidate(
-            Candidate(grid.start, text, "", alphabet=alphabet, rows=rows, numeric=True)
+            PendingPuzzle(grid.start, text, "", alphabet=alphabet, rows=rows, numeric=True)
         )

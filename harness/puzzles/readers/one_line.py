@@ -14,7 +14,7 @@ import re
 from functools import cache
 
 from backends.puzzle import CELL_COUNTS
-from harness.puzzles.readers.check import Candidate
+from harness.puzzles.readers.check import PendingPuzzle
 from harness.puzzles.readers.messages import solution_length
 from harness.puzzles.readers.symbols import foreign_chars, is_count
 
@@ -28,27 +28,27 @@ def _meta_field(ncells: int) -> re.Pattern[str]:
     return re.compile(rf"(?<![^\s:;,#|])[^\s:;,#|]{{{ncells}}}(?![^\s:;,#|])")
 
 
-def one_line(number: int, raw: str, token: str, meta: str) -> Candidate | str:
+def one_line(number: int, raw: str, token: str, meta: str) -> PendingPuzzle | str:
     """A one-line puzzle with its expected count and solution, or why the line is bad."""
     ncells = len(token)
     count = None
     if meta[:1] == ":":
         parts = meta.split(":")
         if len(parts) == 3 and is_count(parts[1]) and len(parts[2]) in (0, ncells):
-            return Candidate(number, token, raw, meta, parts[2] or None, int(parts[1]))
+            return PendingPuzzle(number, token, raw, meta, parts[2] or None, int(parts[1]))
         match = _TDOKU_COUNT.match(meta)
         if match:
             count = int(match.group(1))
     if not meta:
-        return Candidate(number, token, raw)
+        return PendingPuzzle(number, token, raw)
     if 4 * len(meta) < 3 * ncells:  # too short to hold a solution, right or wrong (a rating)
-        return Candidate(number, token, raw, meta, None, count)
+        return PendingPuzzle(number, token, raw, meta, None, count)
     solution = _solution(meta, ncells)
     if solution is None:
         claim = _false_claim(meta, ncells)
         if claim is not None:
             return solution_length(len(claim), ncells)
-    return Candidate(number, token, raw, meta, solution, count)
+    return PendingPuzzle(number, token, raw, meta, solution, count)
 
 
 def _solution(meta: str, ncells: int) -> str | None:

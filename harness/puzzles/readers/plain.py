@@ -8,7 +8,7 @@ line, not even a space, and it ends with its line break.
 
 Where the dispatcher would make such a line a candidate for the batch check anyway (outside
 a grid, after the first line, not in CSV), its record is built here without a
-:class:`.check.Candidate`, for a whole stretch of plain lines at once (blank lines and
+:class:`.check.PendingPuzzle`, for a whole stretch of plain lines at once (blank lines and
 comments between them change nothing there, and are skipped): the symbols become digits with
 one ``bytes.translate``, the repeated digits are found by the batch check (:mod:`.batch`), and
 the cells of every puzzle come out of one ``Struct.iter_unpack``. The records and bad lines
@@ -25,7 +25,7 @@ from operator import itemgetter
 
 from backends.puzzle import CELL_COUNTS, SIZES, canonical_alphabet
 from harness.puzzles.readers.batch import byte_table, grid_struct, repeated_in
-from harness.puzzles.readers.check import Candidate, Item, explain
+from harness.puzzles.readers.check import Item, PendingPuzzle, explain
 from harness.puzzles.readers.records import BadLine, new_records
 
 #: The symbols of a plain line, by grid side.
@@ -134,6 +134,6 @@ def plain_items(
     items: list[Item] = new_records(dataset, numbers, box, grid_struct(ncells).iter_unpack(digits))
     for index in refused:
         line = lines[index]
-        reason = explain(Candidate(numbers[index], line[:-1], line), n, alphabet)
+        reason = explain(PendingPuzzle(numbers[index], line[:-1], line), n, alphabet)
         items[index] = BadLine(dataset, numbers[index], reason)
     return items

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import threading
 import time
 from collections import deque
 from typing import Any
@@ -34,10 +33,6 @@ PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 QUEUE_AHEAD_S = 0.01
 #: Tasks shorter than this on average are collected by polling.
 QUICK_S = 0.002
-#: Held while a worker is forked. Another thread of the harness that starts a subprocess
-#: holds it too: a worker forked inside that start would keep the subprocess's pipe open,
-#: and whoever reads the pipe would wait for the worker to exit.
-FORK_LOCK = threading.Lock()
 #: File descriptors of the parent's ends of every open worker pipe (closed in each child).
 _parent_ends: set[int] = set()
 
@@ -121,8 +116,7 @@ class WorkerHandle:
         self.answered = 0  # tasks whose answers the parent has received
         args = (child_tasks, child_results, os.getpid(), tuple(_parent_ends), log, self.clock)
         self.proc = ctx.Process(target=worker_main, args=args, daemon=True)
-        with FORK_LOCK:
-            self.proc.start()
+        self.proc.start()
         child_tasks.close()
         child_results.close()
         self.inflight: deque[Task] = deque()

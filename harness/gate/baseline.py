@@ -1,4 +1,5 @@
-"""The regression gate behind ``harness check BASELINE.csv NEW.csv``.
+"""The gate against a baseline: ``harness check BASELINE.csv NEW.csv`` and ``harness run
+--baseline``.
 
 Rules, applied per backend x dataset, in this order:
 
@@ -44,9 +45,9 @@ from backends import REGISTRY, backend_class
 from backends.base import COUNTERS, Status
 from harness.exit_codes import CheckExit
 from harness.results import BASE_COLUMNS, provenance, read_results
+from harness.results.calibration import calibration_of
 from harness.tables import frames as tables
 
-EXIT_OK, EXIT_REGRESSION, EXIT_WRONG = CheckExit.OK, CheckExit.REGRESSION, CheckExit.WRONG
 BAD = (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value)
 PAIR_KEYS = ["dataset", "line", "puzzle", "backend"]
 
@@ -350,7 +351,7 @@ def time_judgement(
             ],
         )
     notes = [f"the machines differ ({'; '.join(differ)}); time judged as asked"] if differ else []
-    old_cal, new_cal = provenance.calibration_of(old_meta), provenance.calibration_of(new_meta)
+    old_cal, new_cal = calibration_of(old_meta), calibration_of(new_meta)
     if old_cal is None or new_cal is None:
         notes.append("no calibration in both runs' metadata: times compared as measured")
         return True, 1.0, notes

@@ -1,0 +1,33 @@
+"""The regression gate: does a new run hold against a baseline?
+
+- :mod:`.baseline`: two results CSVs compared, backend x dataset: answers, counters, time.
+
+Called by ``harness check``, by ``harness run --baseline`` and by the report's baseline
+section. Its verdicts' exit codes are :class:`harness.exit_codes.CheckExit`.
+"""
+
+from __future__ import annotations
+
+from harness.gate.baseline import (
+    Finding,
+    GateResult,
+    check_files,
+    compare,
+    counter_columns,
+    deterministic_specs,
+    p_value,
+    same_dataset_names,
+    time_judgement,
+)
+
+__all__ = [
+    "Finding",
+    "GateResult",
+    "check_files",
+    "compare",
+    "counter_columns",
+    "deterministic_specs",
+    "p_value",
+    "same_dataset_names",
+    "time_judgement",
+]

@@ -1,0 +1,61 @@
+"""The machine's speed: a short fixed workload timed at a run's start and end.
+
+The gate divides solve times by each run's calibration, so that runs on a faster or slower
+machine stay comparable (:func:`harness.gate.time_judgement`). ``end_s`` is null for a run
+shorter than :data:`CALIBRATE_END_AFTER_S`: the start's stands for the whole of it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+
+def _queens(n: int, row: int = 0, cols: int = 0, left: int = 0, right: int = 0) -> int:
+    """Solutions of the n-queens puzzle: recursion and bit operations, as in a solver."""
+    if row == n:
+        return 1
+    count = 0
+    free = ~(cols | left | right) & ((1 << n) - 1)
+    while free:
+        bit = free & -free
+        free ^= bit
+        count += _queens(n, row + 1, cols | bit, (left | bit) << 1, (right | bit) >> 1)
+    return count
+
+
+def _calibration_workload() -> int:
+    """The fixed workload: 8-queens and some dictionary updates."""
+    counts: dict[int, int] = {}
+    for i in range(2000):
+        counts[i % 81] = counts.get(i % 81, 0) + (i & 7)
+    return _queens(8) + sum(counts.values())
+
+
+#: A run this long (seconds) or longer is calibrated at its end too, not only at its start.
+CALIBRATE_END_AFTER_S = 1.0
+#: What :func:`calibrate` times, recorded in the metadata so that runs compare like with like.
+CALIBRATION_WORKLOAD = "8-queens + 2000 dict updates, fastest of 31"
+
+
+def calibrate(repeats: int = 31) -> float:
+    """Seconds of the fixed calibration workload in this process: the fastest of
+    ``repeats``. On a shared machine noise only ever adds time, so the
+    fastest run is the steadiest measure of the machine's speed; a median moves with load."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        _calibration_workload()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def calibration_of(meta: dict[str, Any]) -> float | None:
+    """The seconds a run's calibration took (the faster of its start and end, for the
+    reason :func:`calibrate` gives), or None if absent."""
+    entry = meta.get("calibration")
+    if not isinstance(entry, dict) or entry.get("workload") != CALIBRATION_WORKLOAD:
+        return None
+    points = [entry.get(k) for k in ("start_s", "end_s")]
+    values = [float(v) for v in points if isinstance(v, (int, float)) and v > 0]
+    return min(values) if values else None
