@@ -37,7 +37,7 @@ from pathlib import Path
 from bench_overhead import build
 from common import FASTEST, PROJECT, children_cpu, harness_run
 
-#: Issue 14's target for the ratio: the cluster run within 15 % of the local one.
+#: The target for the ratio: the cluster run within 15 % of the local one.
 TARGET = 0.85
 SETTINGS = {"--jobs 2": ["--jobs", "2"], "--cluster local:2": ["--cluster", "local:2"]}
 
