@@ -132,7 +132,7 @@ def file_sha256(path: str) -> str | None:
     second opening would block on or find empty (the readers have already read them)."""
     if path == "-":
         return None
-    import hashlib  # here, not at start-up: OpenSSL's loading is ~2 ms of every run
+    import hashlib  # here, not at start-up: it loads OpenSSL
 
     digest = hashlib.sha256()
     try:
@@ -196,7 +196,7 @@ def replace_atomically(path: Path, write: Callable[[IO[str]], None]) -> None:
     The temporary file gets a fresh unique name, created with ``O_EXCL`` (so a symlink
     planted at that name is never followed), and the file keeps the usual permissions.
     """
-    import tempfile  # here, not at start-up (~1.5 ms, with shutil and lzma)
+    import tempfile  # here, not at start-up (it imports shutil and lzma)
 
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -233,7 +233,7 @@ def _queens(n: int, row: int = 0, cols: int = 0, left: int = 0, right: int = 0) 
 
 
 def _calibration_workload() -> int:
-    """The fixed workload (~0.5 ms here): 8-queens and some dictionary updates."""
+    """The fixed workload: 8-queens and some dictionary updates."""
     counts: dict[int, int] = {}
     for i in range(2000):
         counts[i % 81] = counts.get(i % 81, 0) + (i & 7)
@@ -248,7 +248,7 @@ CALIBRATION_WORKLOAD = "8-queens + 2000 dict updates, fastest of 31"
 
 def calibrate(repeats: int = 31) -> float:
     """Seconds of the fixed calibration workload in this process: the fastest of
-    ``repeats`` (~15 ms in all). On a shared machine noise only ever adds time, so the
+    ``repeats``. On a shared machine noise only ever adds time, so the
     fastest run is the steadiest measure of the machine's speed; a median moves with load."""
     times = []
     for _ in range(repeats):

@@ -109,7 +109,7 @@ def _base_row(record: PuzzleRecord, spec: str, repeat: int, config: RunConfig) -
     return {
         "dataset": record.dataset,
         "line": record.line,
-        "puzzle": grid_text(record.puzzle.n, record.puzzle.cells),  # its to_string(), faster
+        "puzzle": grid_text(record.puzzle.n, record.puzzle.cells),  # its to_string()
         "size": record.puzzle.n,
         "givens": len(record.puzzle.cells) - record.puzzle.cells.count(0),
         "backend": spec,
@@ -214,7 +214,7 @@ def _shown(value: Any) -> str:
 
 def bare_worker_mib() -> float:
     """Resident memory of a worker that has done nothing yet: a fork of this process."""
-    try:  # Linux: what psutil reads, without importing it (~10 ms of every start)
+    try:  # Linux: what psutil reads, without importing it at every start
         with open("/proc/self/statm", "rb") as f:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
     except (OSError, ValueError, IndexError):
