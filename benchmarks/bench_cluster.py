@@ -13,11 +13,10 @@ benchmark. The default backend is the fastest (bitmask): the faster the solves, 
 the share of what the cluster adds.
 
 The cluster's wall time includes what a run on a cluster pays before its first solve:
-forking the process that holds the Dask client, importing Dask there, starting the
-LocalCluster (its workers are forked) and checking the workers; in a run that process is
-forked as the command starts, and the harness imports and reads its files meanwhile. The
-benchmark also prints that start-up, measured alone in a fresh interpreter, so the rate
-without it (what a long-lived cluster would see) can be read.
+starting the process that holds the Dask client, importing Dask there, starting the
+LocalCluster and checking the workers. The benchmark also prints that start-up, measured
+alone in a fresh interpreter, so the rate without it (what a long-lived cluster would see)
+can be read.
 It also prints each setting's CPU time beside the solves: all the CPU of the run's
 processes (the harness, the process holding the Dask client, the Dask workers, the solver
 processes) less the rows' encode + solve CPU. On a machine whose every core solves, what a
@@ -37,7 +36,7 @@ from pathlib import Path
 from bench_overhead import build
 from common import FASTEST, PROJECT, children_cpu, harness_run
 
-#: Issue 14's target for the ratio: the cluster run within 15 % of the local one.
+#: The target for the ratio: the cluster run within 15 % of the local one.
 TARGET = 0.85
 SETTINGS = {"--jobs 2": ["--jobs", "2"], "--cluster local:2": ["--cluster", "local:2"]}
 

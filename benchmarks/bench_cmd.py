@@ -8,7 +8,7 @@ much of the floor is the solver's own interpreter.
 
 * round trip: :class:`backends.command.CmdBackend`'s ``solve()`` called in this process,
   SOLVES times: write ``<puzzle> <limit>``, read the answer, parse it (median and 90th
-  percentile, us). This is the floor under every ``cmd:`` solve time (the issue's target:
+  percentile, us). This is the floor under every ``cmd:`` solve time (the target:
   at most 20 us);
 * harness per puzzle: ``harness run -q -b cmd:ECHO`` on COUNT distinct 9x9 puzzles and on
   COUNT/5 (alternating, ROUNDS times each); the slope of the median wall times is the whole

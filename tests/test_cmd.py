@@ -78,7 +78,7 @@ def test_example_c_solver_on_top95(tmp_path: Path, shared_datasets: Path) -> Non
 
 
 def tiny_solver_spec(name: str, tmp_path: Path) -> str:
-    """The ``-b`` spec of the README's short example solver ``tiny.py`` or ``tiny.c``."""
+    """The ``-b`` spec of the short example solver ``examples/cmd/tiny.py`` or ``tiny.c``."""
     source = PROJECT / "examples" / "cmd" / name
     if name.endswith(".py"):
         return f"cmd:{sys.executable} {source}"
@@ -91,8 +91,8 @@ def tiny_solver_spec(name: str, tmp_path: Path) -> str:
 
 
 @pytest.mark.parametrize("name", ["tiny.py", "tiny.c"])
-def test_readme_tiny_solvers_count_to_the_limit(name: str, tmp_path: Path) -> None:
-    """The README's short solvers prove uniqueness, UNSAT and two solutions, checked."""
+def test_tiny_solvers_count_to_the_limit(name: str, tmp_path: Path) -> None:
+    """The short example solvers prove uniqueness, UNSAT and two solutions, checked."""
     data = tmp_path / "mixed.txt"
     files = ("easy.txt", "unsolvable.txt", "multi.txt")
     data.write_text("".join((PROJECT / "datasets" / f).read_text() for f in files))

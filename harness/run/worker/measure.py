@@ -24,7 +24,7 @@ process_time = time.process_time
 
 
 def _open_clear_refs() -> int | None:
-    """The worker's own ``/proc/self/clear_refs``, kept open (an open costs 8 us a solve)."""
+    """The worker's own ``/proc/self/clear_refs``, kept open (not opened again each solve)."""
     try:
         return os.open("/proc/self/clear_refs", os.O_WRONLY)
     except OSError:
@@ -34,14 +34,14 @@ def _open_clear_refs() -> int | None:
 def _peak_rss_reset(fd: int | None) -> None:
     if fd is None:
         return
-    try:  # noqa: SIM105 - contextlib.suppress would cost ~0.4 us a solve
+    try:  # noqa: SIM105 - contextlib.suppress would add a context manager to every solve
         os.write(fd, b"5")  # Linux >= 4.0: "5" resets VmHWM to the current RSS
     except OSError:
         pass
 
 
 def _peak_rss_mib() -> float:
-    """Peak resident memory since the last reset, MiB (1 us, against 20 us for /proc).
+    """Peak resident memory since the last reset, MiB (one system call, no /proc file).
 
     After the reset, Linux's ``ru_maxrss`` follows the reset high-water mark; in a process
     whose threads have exited it may keep their larger peak, so it can over-report, never
@@ -61,7 +61,7 @@ def warmup_puzzle(box: int) -> Puzzle:
 
 class ProcessPeaks:
     """The memory high-water marks of the processes a backend runs (a ``cmd:`` solver),
-    through their ``/proc`` files, kept open: ~2 us to reset, ~10 us to read, a process."""
+    through their ``/proc`` files, kept open to reset and read them."""
 
     def __init__(self) -> None:
         self._files: dict[int, tuple[int, int]] = {}  # pid -> (clear_refs fd, status fd)
@@ -169,7 +169,7 @@ def measure(wire: WireTask, state: WorkerState) -> tuple[Any, ...]:
     the worker only :func:`~harness.run.worker.pool.kill_grace` later).
 
     Each clock is read right at the edge of its phase: the wall clock innermost, so the
-    CPU clock's system call (~0.4 us) is harness time, not the backend's.
+    CPU clock's system call is harness time, not the backend's.
 
     Never raises for a backend's failure: that is an ERROR outcome with the exception in
     ``message`` (MEMOUT for a MemoryError), and the phase times measured before it.

@@ -238,10 +238,10 @@ class WorkerPool:
             self._idle(not quick)
         if quick:
             # Short solves: sleep, then take every answer waiting. A process blocked on
-            # a pipe must be woken by each write, and that wake-up (~10 us) is paid by
+            # a pipe must be woken by each write, and that wake-up is paid by
             # the writing worker, between two solves. Once every task has been sent, the
             # last answers are waited for instead: they end the run (or a Dask chunk, whose
-            # next one waits for them), and a poll would notice them ~1 ms late on average.
+            # next one waits for them), and a poll would notice them late.
             time.sleep(self.poll_s if timeout is None else min(self.poll_s, timeout))
             ready = select.select(pipes, (), (), 0)[0]
         else:
