@@ -64,17 +64,44 @@ def test_example_python_solver_on_top95(tmp_path: Path, shared_datasets: Path) -
     assert [] == left_behind(str(EXAMPLE))
 
 
-def test_example_c_solver_on_top95(tmp_path: Path, shared_datasets: Path) -> None:
-    """The example C solver, compiled here, solves Norvig's top95, every answer checked."""
+def compiled(source: Path, tmp_path: Path) -> Path:
+    """``source`` compiled with the C compiler on PATH (the test is skipped without one)."""
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         pytest.skip("no C compiler (cc or gcc) on PATH")
-    binary = tmp_path / "solver"
-    source = PROJECT / "examples" / "cmd" / "solver.c"
+    binary = tmp_path / source.stem
     subprocess.run([compiler, "-O2", "-o", str(binary), str(source)], check=True)
+    return binary
+
+
+def test_example_c_solver_on_top95(tmp_path: Path, shared_datasets: Path) -> None:
+    """The example C solver, compiled here, solves Norvig's top95, every answer checked."""
+    binary = compiled(PROJECT / "examples" / "cmd" / "solver.c", tmp_path)
     code, rows = run(tmp_path, f"cmd:{binary}", shared_datasets / "norvig-top95.txt")
     assert (0, ["SOLVED"] * 95) == (code, [row["status"] for row in rows])
     assert [] == left_behind(str(binary))
+
+
+@pytest.mark.parametrize("name", ["solver.c", "solver.py"])
+def test_example_solvers_count_every_size_they_announce(name: str, tmp_path: Path) -> None:
+    """The examples on 4x4 to 25x25 grids, at limit 2: no WRONG, multi.txt's two solutions."""
+    source = PROJECT / "examples" / "cmd" / name
+    command = f"{sys.executable} {source}" if name.endswith(".py") else compiled(source, tmp_path)
+    data = tmp_path / "sizes.txt"
+    data.write_text(
+        "".join((PROJECT / "datasets" / f).read_text() for f in ("multi.txt", "sizes.txt"))
+    )
+    code, rows = run(tmp_path, f"cmd:{command}", data, "--limit-solutions", "2", "--timeout", "60")
+    found = Counter((row["size"], row["status"], row["solutions"]) for row in rows)
+    expected = {
+        ("4", "SOLVED", "2"): 2,
+        ("9", "SOLVED", "2"): 3,
+        ("4", "SOLVED", "1"): 3,
+        ("9", "SOLVED", "1"): 3,
+        ("16", "SOLVED", "1"): 2,
+        ("25", "SOLVED", "1"): 2,
+    }
+    assert (0, expected) == (code, dict(found))
 
 
 def tiny_solver_spec(name: str, tmp_path: Path) -> str:
@@ -82,12 +109,7 @@ def tiny_solver_spec(name: str, tmp_path: Path) -> str:
     source = PROJECT / "examples" / "cmd" / name
     if name.endswith(".py"):
         return f"cmd:{sys.executable} {source}"
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        pytest.skip("no C compiler (cc or gcc) on PATH")
-    binary = tmp_path / "tiny"
-    subprocess.run([compiler, "-O2", "-o", str(binary), str(source)], check=True)
-    return f"cmd:{binary}"
+    return f"cmd:{compiled(source, tmp_path)}"
 
 
 @pytest.mark.parametrize("name", ["tiny.py", "tiny.c"])
