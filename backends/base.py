@@ -29,7 +29,7 @@ Every backend fills the counters it can compute honestly and leaves the others `
 
 Library statistics keep their native names (``num_branches``, ``num_conflicts``,
 ``variables``, ``clauses``...) in :attr:`SolveResult.native`; the harness writes each as its
-own column.
+own column. None may take the name of one of the row's own columns (:data:`ROW_COLUMNS`).
 
 Statuses
 --------
@@ -68,6 +68,18 @@ class Status(enum.StrEnum):
 
 #: The counters every backend reports or leaves None, in column order.
 COUNTERS: tuple[str, ...] = ("nodes", "guesses", "backtracks")
+
+#: The harness's own row columns (its results schema, ``harness/results``). A native statistic
+#: never takes one of these names: a ``cmd:`` solver's statistic so named becomes
+#: ``native_<name>``, and a plugin that declares one in ``native_counters`` is refused.
+ROW_COLUMNS: frozenset[str] = frozenset(
+    {
+        *("dataset", "line", "puzzle", "size", "givens", "backend", "repeat", "limit", "jobs"),
+        *("host", "status", "solutions", "solution", "message", *COUNTERS),
+        *("encode_s", "solve_s", "encode_cpu_s", "solve_cpu_s", "check_s", "wall_s"),
+        "peak_rss_mib",
+    }
+)
 
 
 @dataclass(frozen=True)

@@ -260,10 +260,14 @@ def run(
 ) -> RunResult:
     """Run every planned solve, append each checked row to ``config.out`` as it finishes.
 
-    The CSV is locked for the run (a second run on it is refused) and checked by
-    :func:`check_out` under the lock. ``progress(steps, row)`` is called as rows finish
+    Raises :class:`RunError` when no backend can solve any of ``records``. The CSV is locked
+    for the run (a second run on it is refused) and checked by :func:`check_out` under the
+    lock. ``progress(steps, row)`` is called as rows finish
     (``row`` is None for a row a resumed run already had).
     """
+    if records and next(plan(records, config), None) is None:  # before anything is written
+        reason = unsupported_reason(config.backends[0], records[0])
+        raise RunError(f"nothing to run: no backend given can solve these puzzles ({reason})")
     began = time.perf_counter()
     config.out.parent.mkdir(parents=True, exist_ok=True)
     switching = sys.getswitchinterval()
