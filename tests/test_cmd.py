@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from backends import make_backend
-from backends.command import EXAMPLE, SolverError
+from backends.cmd_backend import EXAMPLE, SolverError
 from harness.cli import main
 from harness.results import read_rows
 from harness.run.runner import HOST
