@@ -103,8 +103,8 @@ def _load(entry: str | type[Backend]) -> type[Backend]:
 
 def availability(cls: type[Backend]) -> str | None:
     """Why ``cls`` cannot run here, or None: its ``unavailable_reason()``, where a plugin's
-    check that raises counts as the reason. A plugin written for the old contract, which
-    overrides ``available()`` instead, is asked through that, with a DeprecationWarning."""
+    check that raises counts as the reason. A plugin that overrides the deprecated
+    ``available()`` instead is asked through that, with a DeprecationWarning."""
     old = _overrides(cls, "available") and not _overrides(cls, "unavailable_reason")
     if old:
         warnings.warn(

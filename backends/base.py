@@ -258,9 +258,9 @@ class Backend(ABC):
 
     @classmethod
     def available(cls) -> str | None:
-        """The old name of :meth:`unavailable_reason` (it returned None when the backend *is*
-        available); it still works, with a DeprecationWarning. A plugin that overrides it
-        is still asked through it (:func:`backends.availability`)."""
+        """The deprecated name of :meth:`unavailable_reason` (it answers None when the backend
+        *is* available); it still works, with a DeprecationWarning. A plugin that overrides
+        it is still asked through it (:func:`backends.availability`)."""
         warnings.warn(
             "Backend.available() is deprecated: call unavailable_reason()",
             DeprecationWarning,

@@ -16,8 +16,9 @@ when another distribution declared the name first, when its name could not be ty
 :class:`~backends.base.Backend` subclass whose ``name`` is the entry point's name (the name is
 how worker processes find the backend again), or when one of its ``native_counters`` is named
 like a row column (:data:`~backends.base.ROW_COLUMNS`). A broken plugin never breaks another
-backend. A plugin written for the old contract, whose ``available()`` says why it cannot
-run, still works (:func:`backends.availability`), with a DeprecationWarning.
+backend. A plugin that overrides the deprecated ``available()`` rather than
+``unavailable_reason()`` still works (:func:`backends.availability`), with a
+DeprecationWarning.
 """
 
 from __future__ import annotations

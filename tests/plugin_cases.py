@@ -42,7 +42,7 @@ class ShadowingBackend(MisnamedBackend):
 
 
 class OldStyleBackend(MisnamedBackend):
-    """A plugin written for the old contract: its ``available()`` gives the reason."""
+    """A plugin that overrides the deprecated ``available()`` to give its reason."""
 
     name: ClassVar[str] = "oldstyle"
 

@@ -197,7 +197,7 @@ def test_broken_plugins_are_listed_unavailable_with_reasons(broken_plugins: Path
         assert why in entry
     assert "from broken-plugins 1.0" in entries["missing"]
     assert "[available;" in entries["template"]
-    assert "[UNAVAILABLE: install oldlib;" in entries["oldstyle"]  # the old contract's answer
+    assert "[UNAVAILABLE: install oldlib;" in entries["oldstyle"]  # available()'s answer
 
 
 def test_broken_plugin_run_is_one_line_error(broken_plugins: Path, tmp_path: Path) -> None:
