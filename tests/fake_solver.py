@@ -9,7 +9,7 @@ protocol), ``fork`` (forks a child that sleeps, and hangs), ``hog`` (holds 300 M
 it answers), ``hog-hang`` (holds 300 MiB and hangs), ``exit-held`` (starts a process that
 holds its stdout, and exits with code 3), ``setsid`` (starts ``sleep MARKER`` in a new
 session, and hangs). MODE ``echo`` answers every puzzle ``UNKNOWN -`` at once; ``shadow``
-answers each with statistics named like the row's own columns.
+answers each with statistics named like the row's own columns; ``silent`` never says READY.
 """
 
 import os
@@ -20,6 +20,8 @@ import time
 MODE = sys.argv[1]
 ANSWER = "".join(str(((r % 2) * 2 + r // 2 + c) % 4 + 1) for r in range(4) for c in range(4))
 SHADOW = "backend=norvig dataset=zzz line=99 repeat=5 puzzle=y host=evil status=UNSAT"
+if MODE == "silent":
+    time.sleep(3600)
 print("# comments are ignored", flush=True)
 print("READY name=fake max_box=2", flush=True)
 hoard = b""

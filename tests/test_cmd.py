@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from backends.cmd_backend import EXAMPLE, SolverError
 from harness.cli import main
 from harness.results import read_rows
 from harness.run.runner import HOST
+from harness.run.worker import handle
 from tests.conftest import PROJECT, pattern_puzzle
 
 FAKE = PROJECT / "tests" / "fake_solver.py"
@@ -186,6 +188,17 @@ def running(marker: str, appear: bool, within_s: float = 20.0) -> bool:
         if found == appear or time.monotonic() > deadline:
             return found
         time.sleep(0.05)
+
+
+@pytest.mark.parametrize(("timeout", "waited"), [("0.5", "1"), ("2", "2")])
+def test_silent_solver_waits_the_runs_timeout_at_least_the_floor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, timeout: str, waited: str
+) -> None:
+    """A solver that never says READY: warm-up failed after the run's timeout, or the floor."""
+    monkeypatch.setattr(handle, "WARMUP_TIMEOUT_S", 1.0)
+    code, rows = run(tmp_path, fake("silent"), three_puzzles(tmp_path), "--timeout", timeout)
+    pattern = re.compile(rf"warm-up failed: no answer after {waited}(\.\d)? s")
+    assert (4, [True] * 3) == (code, [bool(pattern.match(row["message"])) for row in rows])
 
 
 def test_statistics_never_shadow_the_rows_columns(tmp_path: Path) -> None:
