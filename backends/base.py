@@ -29,7 +29,7 @@ Every backend fills the counters it can compute honestly and leaves the others `
 
 Library statistics keep their native names (``num_branches``, ``num_conflicts``,
 ``variables``, ``clauses``...) in :attr:`SolveResult.native`; the harness writes each as its
-own column.
+own column. None may take the name of one of the row's own columns (:data:`ROW_COLUMNS`).
 
 Statuses
 --------
@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import enum
 import importlib
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -68,6 +69,18 @@ class Status(enum.StrEnum):
 
 #: The counters every backend reports or leaves None, in column order.
 COUNTERS: tuple[str, ...] = ("nodes", "guesses", "backtracks")
+
+#: The harness's own row columns (its results schema, ``harness/results``). A native statistic
+#: never takes one of these names: a ``cmd:`` solver's statistic so named becomes
+#: ``native_<name>``, and a plugin that declares one in ``native_counters`` is refused.
+ROW_COLUMNS: frozenset[str] = frozenset(
+    {
+        *("dataset", "line", "puzzle", "size", "givens", "backend", "repeat", "limit", "jobs"),
+        *("host", "status", "solutions", "solution", "message", *COUNTERS),
+        *("encode_s", "solve_s", "encode_cpu_s", "solve_cpu_s", "check_s", "wall_s"),
+        "peak_rss_mib",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -136,8 +149,8 @@ class SearchOutcome:
 
 
 def install_reason(module: str, package: str) -> str | None:
-    """What :meth:`Backend.available` says: ``None`` when ``module`` imports, else 'install
-    ``package``'."""
+    """What :meth:`Backend.unavailable_reason` says by default: ``None`` when ``module``
+    imports, else 'install ``package``'."""
     try:
         importlib.import_module(module)
     except ImportError:
@@ -198,9 +211,10 @@ class Backend(ABC):
 
     ``name``             registry key, as typed after ``--backend``.
     ``summary``          one line for ``harness backends``.
-    ``requires``         what to install when :meth:`available` fails, e.g. ``"pycosat"``.
+    ``requires``         what to install when the backend is unavailable, e.g. ``"pycosat"``.
     ``imports``          the module whose import shows that ``requires`` is installed; the
-                         default :meth:`available` tries it (empty: nothing to import).
+                         default :meth:`unavailable_reason` tries it (empty: nothing to
+                         import).
     ``options``          the :class:`Option` s it takes.
     ``deterministic``    True when the same puzzle and options give the same counters
                          every run (the regression gate compares such counters exactly).
@@ -234,12 +248,25 @@ class Backend(ABC):
         }
 
     @classmethod
-    def available(cls) -> str | None:
-        """``None`` when the backend can run here, else the reason (e.g. 'install pycosat').
+    def unavailable_reason(cls) -> str | None:
+        """Why the backend cannot run here (e.g. 'install pycosat'), or None when it can.
 
-        By default, whether the module ``imports`` names imports.
+        By default, whether the module ``imports`` names imports: a backend that needs one
+        package sets ``requires`` and ``imports`` and does not override this.
         """
         return install_reason(cls.imports, cls.requires) if cls.imports else None
+
+    @classmethod
+    def available(cls) -> str | None:
+        """The deprecated name of :meth:`unavailable_reason` (it answers None when the backend
+        *is* available); it still works, with a DeprecationWarning. A plugin that overrides
+        it is still asked through it (:func:`backends.availability`)."""
+        warnings.warn(
+            "Backend.available() is deprecated: call unavailable_reason()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return cls.unavailable_reason()
 
     @property
     def spec(self) -> str:

@@ -2,7 +2,7 @@
 
 The library is the maintained ``python-constraint2`` package (it imports as ``constraint``,
 and ships a Cython-compiled core). The old ``python-constraint`` 1.x package imports under
-the same name; :meth:`PythonConstraintBackend.available` refuses it.
+the same name; :meth:`PythonConstraintBackend.unavailable_reason` refuses it.
 
 Model
 -----
@@ -102,7 +102,7 @@ SOLVERS: dict[str, Callable[[ModuleType], Any]] = {
 
 def _import_library() -> ModuleType:
     """The ``constraint`` module of python-constraint2, or BackendUnavailableError."""
-    reason = PythonConstraintBackend.available()
+    reason = PythonConstraintBackend.unavailable_reason()
     if reason is not None:
         raise BackendUnavailableError(f"backend 'python-constraint' is unavailable: {reason}")
     import constraint
@@ -203,7 +203,7 @@ class PythonConstraintBackend(Backend):
     native_counters: ClassVar[tuple[str, ...]] = ("constraint_checks",)
 
     @classmethod
-    def available(cls) -> str | None:
+    def unavailable_reason(cls) -> str | None:
         try:
             import constraint
         except ImportError:
@@ -217,7 +217,9 @@ class PythonConstraintBackend(Backend):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         # Import now, untimed, so that the first encode does not pay for loading the library.
-        self._lib: ModuleType | None = _import_library() if self.available() is None else None
+        self._lib: ModuleType | None = (
+            _import_library() if self.unavailable_reason() is None else None
+        )
 
     def encode(self, puzzle: Puzzle) -> ConstraintProblem:
         lib = self._lib or _import_library()

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from backends import REGISTRY, backend_class, make_backend, parse_spec
+from backends import REGISTRY, availability, backend_class, make_backend, parse_spec
 from backends.base import Backend
 from backends.errors import SudokuError
 from harness.puzzles.readers import BadLine
@@ -43,7 +43,7 @@ def resolve_backends(names: Sequence[str]) -> list[BackendChoice]:
     for spec in specs:
         backend = make_backend(spec)  # validates the name and every option now
         cls = backend_class(parse_spec(spec)[0])
-        choices.setdefault(backend.spec, BackendChoice(backend.spec, cls, cls.available()))
+        choices.setdefault(backend.spec, BackendChoice(backend.spec, cls, availability(cls)))
     return list(choices.values())
 
 

@@ -80,8 +80,12 @@ def run(
 
     The CSV is locked for the run (a second run on it is refused) and checked by
     :func:`check_out` under the lock. The machine is calibrated before the first solve and,
-    in a run of :data:`CALIBRATE_END_AFTER_S` or more, after the last.
+    in a run of :data:`CALIBRATE_END_AFTER_S` or more, after the last. Raises
+    :class:`RunError` when no backend can solve any of ``records``, before anything is written.
     """
+    if records and next(plan(records, config), None) is None:
+        reason = unsupported_reason(config.backends[0], records[0])
+        raise RunError(f"nothing to run: no backend given can solve these puzzles ({reason})")
     config.out.parent.mkdir(parents=True, exist_ok=True)
     with exclusive(config.out):
         existing = check_out(config)

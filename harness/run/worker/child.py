@@ -1,9 +1,10 @@
 """The worker process: its set-up and its task loop.
 
-Set-up: its own session (the parent kills the whole process group), SIGKILLed by Linux
-when the parent dies, a subreaper for whatever its backend starts (so a grandchild that
-leaves in a new session is still the worker's descendant for the parent to kill), and its
-stdout and stderr sent to the run's log, never to the harness's terminal or pipe.
+Set-up: its own session (the parent kills the whole process group), a subreaper for
+whatever its backend starts (so a grandchild that leaves in a new session is still the
+worker's descendant for the parent to kill), killed with all of them when the parent dies,
+even by SIGKILL (:mod:`harness.run.worker.reaper`), and its stdout and stderr sent to the
+run's log, never to the harness's terminal or pipe.
 """
 
 from __future__ import annotations
@@ -17,30 +18,13 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from backends.base import Status
+from harness.run.worker import reaper
 from harness.run.worker.measure import WorkerState, measure, perf_counter, warm_up
 from harness.run.worker.wire import Outcome, Ready, Warming, readable
 
 ANSWERED = (Status.SOLVED.value, Status.UNSAT.value)  # as a wire tuple's status
 #: A worker sends what it has done at least this often (seconds) while it has tasks.
 FLUSH_S = 0.002
-_PR_SET_PDEATHSIG = 1  # prctl options, <linux/prctl.h>
-_PR_SET_CHILD_SUBREAPER = 36
-
-
-def _prctl(option: int, value: int) -> None:
-    """Linux's prctl(2); nothing elsewhere (not Linux: the pipes' EOF and kills must do)."""
-    with contextlib.suppress(OSError, AttributeError):
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(option, value)
-
-
-def _die_with_parent(parent: int) -> None:
-    """Have Linux SIGKILL this worker when the parent dies, even by SIGKILL (which leaves
-    it no chance to stop its workers): an orphan would go on solving, or hang, unseen."""
-    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # the parent died before the request took effect
-        os._exit(1)
 
 
 def _redirect_output(log: str) -> None:
@@ -76,8 +60,7 @@ def worker_main(
     task without a message per task.
     """
     os.setsid()  # own process group, so the parent can kill everything it starts
-    _die_with_parent(parent)
-    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    reaper.install(parent)  # dies with the parent, even by SIGKILL, with all it started
     _redirect_output(log)
     for fd in inherited:  # the parent's pipe ends: with them open, no worker would see EOF
         with contextlib.suppress(OSError):

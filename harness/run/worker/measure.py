@@ -115,14 +115,16 @@ class WorkerState:
         #: spec -> its backend's ``processes()`` when it runs processes of its own
         self.processes: dict[str, Callable[[], tuple[int, ...]]] = {}
         self.peaks = ProcessPeaks()
-        self._declared: dict[str, frozenset[str]] = {}
+        self._declared: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {}
 
     def declared(self, spec: str) -> frozenset[str]:
-        """The native statistics ``spec``'s backend declares (``native_counters``)."""
-        names = self._declared.get(spec)
-        if names is None:
-            names = self._declared[spec] = frozenset(self.backend(spec).native_counters)
-        return names
+        """The native statistics ``spec``'s backend declares (``native_counters``: a ``cmd:``
+        backend's grow, a new tuple each time, as its solver names new ones)."""
+        names = self.backend(spec).native_counters
+        known = self._declared.get(spec)
+        if known is None or known[0] is not names:
+            known = self._declared[spec] = (names, frozenset(names))
+        return known[1]
 
     def backend(self, spec: str) -> Backend:
         backend = self.cache.get(spec)
