@@ -39,6 +39,7 @@ REGISTRY: dict[str, str | type[Backend]] = {
     "cryptosat": "backends.cryptosat_backend:CryptosatBackend",
     "z3": "backends.z3_backend:Z3Backend",
     "cmd": "backends.command:CmdBackend",  # -b 'cmd:COMMAND LINE': see parse_spec
+    "lib": "backends.library:LibBackend",  # -b 'lib:PATH[:SYMBOL]': see parse_spec
     "bitmask": "backends.bitmask:BitmaskBackend",
 }
 
@@ -102,11 +103,16 @@ def availability(cls: type[Backend]) -> str | None:
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """Split ``name:key=value,key=value`` into the name and its raw option texts.
 
-    ``cmd:COMMAND LINE`` is the one exception: all after ``cmd:`` is its ``command``.
+    Two exceptions: all after ``cmd:`` is its ``command``, and ``lib:PATH[:SYMBOL]`` names a
+    shared library and the function in it (:func:`backends.library.spec_options`).
     """
     name, _, rest = spec.strip().partition(":")
     if name == "cmd" and rest and not rest.startswith("command="):
         return name, {"command": rest.strip()}
+    if name == "lib" and rest and not rest.startswith(("path=", "symbol=")):
+        from backends.library import spec_options
+
+        return name, spec_options(rest)
     options: dict[str, str] = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):
         key, sep, value = item.partition("=")
