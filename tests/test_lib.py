@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -198,7 +197,8 @@ def test_bad_library_is_one_line_and_exit_2(tmp_path: Path, example: Path, make,
 
 def test_library_that_crashes_as_it_loads_is_refused(tmp_path: Path) -> None:
     """A library whose constructor segfaults crashes only the checking subprocess."""
-    source = "#include <signal.h>\n__attribute__((constructor)) static void boom(void) { raise(SIGSEGV); }\n"
+    source = "#include <signal.h>\n"
+    source += "__attribute__((constructor)) static void boom(void) { raise(SIGSEGV); }\n"
     library = compile_library(tmp_path, source, "boom")
     with pytest.raises(BackendOptionError, match="crashed the process \\(SIGSEGV\\)"):
         LibBackend(path=str(library))
@@ -224,3 +224,21 @@ def test_cmd_time_us_is_own_solve_s_and_nonsense_is_dropped(tmp_path: Path) -> N
     dropped = "time_us={} dropped: not a number of microseconds, 0 or more"
     assert (0, ["0.00025", "", "", "", ""]) == (code, [row["own_solve_s"] for row in rows])
     assert [""] + [dropped.format(v) for v in values[1:]] == [row["message"] for row in rows]
+
+
+def test_tables_and_report_show_the_own_clock(tmp_path: Path, example: Path) -> None:
+    """own_ms beside the median for lib:, empty for a backend without a clock; the report's
+    summary shows it and its cactus plot can use it."""
+    from harness.report import build
+    from tests.test_summary import assert_matches_pandas, pure_tables
+
+    _, rows = run(tmp_path, f"lib:{example}", PROJECT / "datasets" / "easy.txt", "-b", "bitmask")
+    csv = tmp_path / "run.csv"
+    assert_matches_pandas(csv)
+    table = {row["backend"]: row["own_ms"] for row in pure_tables(csv)[0]}
+    own = sorted(float(row["own_solve_s"]) * 1000 for row in rows if row["backend"] != "bitmask")
+    assert (own[24] + own[25]) / 2 == table[f"lib:{example}"]
+    assert table["bitmask"] != table["bitmask"]  # NaN: not reported
+    page = build([csv], time="own")
+    shown = ("own clock ms", "own clock per puzzle", "Not in the cactus plot (no time by")
+    assert [True, True, True] == [text in page for text in shown]
