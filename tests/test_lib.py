@@ -242,3 +242,16 @@ def test_tables_and_report_show_the_own_clock(tmp_path: Path, example: Path) -> 
     page = build([csv], time="own")
     shown = ("own clock ms", "own clock per puzzle", "Not in the cactus plot (no time by")
     assert [True, True, True] == [text in page for text in shown]
+
+
+def test_the_same_solver_behind_cmd(tmp_path: Path) -> None:
+    """examples/lib/main.c puts the example behind cmd:, its clock as time_us: same answers."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler (cc or gcc) on PATH to build the example")
+    program = tmp_path / "solver"
+    main_c = PROJECT / "examples" / "lib" / "main.c"
+    subprocess.run([compiler, "-O2", "-o", str(program), str(main_c)], check=True)
+    code, rows = run(tmp_path, f"cmd:{program}", PROJECT / "datasets" / "sizes.txt")
+    assert (0, {"SOLVED"}) == (code, {row["status"] for row in rows})
+    assert all(float(row["own_solve_s"]) > 0 for row in rows)

@@ -4,28 +4,28 @@
 #include <string.h>
 #include <time.h>
 
-static int n, cells, limit, found, unit[625][3];
-static uint32_t used[3][25], full;  /* the digits taken in each row, column and box */
+static int cells, limit, found, unit[625][3];     /* each cell's row, column and box */
+static uint32_t used[3][25], full;                /* digits taken in each row, column, box */
 static unsigned char g[625];
 static int64_t *st;
 static char *out;
+static const char symbol[] = ".123456789ABCDEFGHIJKLMNOP";
 
 const char *sudoku_solver_info(void) { return "name=example-lib version=1 max_box=5"; }
 
 static void flip(int i, int d) { for (int k = 0; k < 3; k++) used[k][unit[i][k]] ^= 1u << d; }
 
-static int search(void) { /* 1 when the limit is reached */
+static int search(void) { /* 1 once the limit is reached */
     int best = -1, fewest = 99;
     uint32_t options = 0;
     st[0]++;
     for (int i = 0; i < cells && fewest > 1; i++) {
         if (g[i]) continue;
         uint32_t m = full & ~(used[0][unit[i][0]] | used[1][unit[i][1]] | used[2][unit[i][2]]);
-        int c = __builtin_popcount(m);
-        if (c < fewest) fewest = c, best = i, options = m;
+        if (__builtin_popcount(m) < fewest) fewest = __builtin_popcount(m), best = i, options = m;
     }
     if (best < 0) {
-        if (found++ == 0) for (int i = 0; i < cells; i++) out[i] = "0123456789ABCDEFGHIJKLMNOP"[g[i]];
+        if (found++ == 0) for (int i = 0; i < cells; i++) out[i] = symbol[g[i]];
         return found >= limit;
     }
     st[1] += fewest > 1;
@@ -41,19 +41,18 @@ static int search(void) { /* 1 when the limit is reached */
 int64_t sudoku_solve(const char *puzzle, int64_t lim, char *solution, int64_t *stats) {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int len = (int)strlen(puzzle), box = 2;
-    while (box <= 5 && box * box * box * box != len) box++;
-    if (box > 5) return -1; /* not a 4x4, 9x9, 16x16 or 25x25 grid */
-    n = box * box, cells = len, limit = (int)lim, found = 0, full = ((1u << n) - 1) << 1;
-    st = stats, out = solution, st[0] = st[1] = st[2] = 0;
-    memset(used, 0, sizeof used);
-    int valid = 1;
+    int box = 2, n, valid = 1;
+    cells = (int)strlen(puzzle);
+    while (box <= 5 && box * box * box * box != cells) box++;
+    if (box > 5) return -1; /* not 4x4, 9x9, 16x16 or 25x25 */
+    n = box * box, limit = (int)lim, found = 0, full = ((1u << n) - 1) << 1;
+    st = stats, out = solution, st[0] = st[1] = st[2] = 0, memset(used, 0, sizeof used);
     for (int i = 0; i < cells; i++) {
-        int r = i / n, c = i % n, ch = puzzle[i];
-        unit[i][0] = r, unit[i][1] = c, unit[i][2] = r / box * box + c / box;
+        int r = i / n, c = i % n, ch = puzzle[i], b = r / box * box + c / box;
+        unit[i][0] = r, unit[i][1] = c, unit[i][2] = b;
         g[i] = ch == '.' ? 0 : ch <= '9' ? ch - '0' : ch - 'A' + 10;
-        if (g[i] > n) return -1; /* a symbol outside this size's alphabet */
-        if (g[i] && (used[0][r] | used[1][c] | used[2][unit[i][2]]) & (1u << g[i])) valid = 0;
+        if (g[i] > n) return -1; /* not a symbol of this size */
+        if (g[i] && (used[0][r] | used[1][c] | used[2][b]) & (1u << g[i])) valid = 0;
         if (g[i]) flip(i, g[i]);
     }
     if (valid) search();
