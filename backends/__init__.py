@@ -43,7 +43,12 @@ REGISTRY: dict[str, str | type[Backend]] = {
     "bitmask": "backends.bitmask:BitmaskBackend",
 }
 
+#: Built-ins that need an argument no default can give (a file to load): ``-b all`` leaves
+#: them out, as it leaves out plugins; name them one by one.
+NAMED_ONLY = frozenset({"lib"})
+
 __all__ = [
+    "NAMED_ONLY",
     "REGISTRY",
     "Backend",
     "Option",

@@ -255,3 +255,11 @@ def test_the_same_solver_behind_cmd(tmp_path: Path) -> None:
     code, rows = run(tmp_path, f"cmd:{program}", PROJECT / "datasets" / "sizes.txt")
     assert (0, {"SOLVED"}) == (code, {row["status"] for row in rows})
     assert all(float(row["own_solve_s"]) > 0 for row in rows)
+
+
+def test_all_leaves_lib_out() -> None:
+    """-b all expands to the built-ins that need no file: lib: is named one by one."""
+    from harness.run.runner import resolve_backends
+
+    specs = [choice.spec for choice in resolve_backends(["all"])]
+    assert (False, True) == (any(s.startswith("lib") for s in specs), "cmd" in specs)
