@@ -149,7 +149,6 @@ class LibBackend(Backend):
         box = self.info.get("max_box", "5")
         self.largest_box = int(box) if box.isdigit() else 5
         self._function: Any = None
-        self._buffers: dict[int, Any] = {}  # box side -> the solution buffer
 
     @property
     def spec(self) -> str:
@@ -159,6 +158,8 @@ class LibBackend(Backend):
         return f"lib:{self.config['path']}{suffix}"
 
     def _load(self) -> Any:
+        """Load the library (in this process: the worker's) and find the function; make the
+        buffers it writes, as :meth:`_clear` leaves them between calls."""
         function = getattr(ctypes.CDLL(os.path.abspath(self.config["path"])), self.config["symbol"])
         function.argtypes = (
             ctypes.c_char_p,
@@ -167,9 +168,18 @@ class LibBackend(Backend):
             ctypes.POINTER(ctypes.c_int64),
         )
         function.restype = ctypes.c_int64
-        self._function = function
+        self._solution = ctypes.create_string_buffer(25 * 25 + 1)  # every grid's n*n+1 fits
         self._stats = (ctypes.c_int64 * 4)()
+        self._clear(len(self._solution))
+        self._function = function
         return function
+
+    def _clear(self, cells: int) -> None:
+        """Blank the solution (a call that writes none must not leave the last one there)
+        and preset the statistics to -1, before the next call (and untimed)."""
+        ctypes.memset(self._solution, 0, cells)
+        stats = self._stats
+        stats[0] = stats[1] = stats[2] = stats[3] = -1
 
     def encode(self, puzzle: Any) -> tuple[int, bytes]:
         """The grid's box side and its canonical one-line form (ctypes adds the NUL)."""
@@ -184,7 +194,8 @@ class LibBackend(Backend):
 
     def solve_call(self, encoded: tuple[int, bytes], limit: int = 1) -> int | SolveResult:
         """The library's function on the puzzle: its return value (the solution and the
-        statistics stay in this backend's buffers for :meth:`solve_decode`), or UNKNOWN at once
+        statistics stay in this backend's buffers for :meth:`solve_decode`, which also
+        presets them for the next call), or UNKNOWN at once
         for a grid larger than the library's ``max_box``. The worker times this alone as the
         solve: reading the buffers is the harness's work, not the solver's."""
         box, line = encoded
@@ -192,20 +203,17 @@ class LibBackend(Backend):
             n = self.largest_box**2
             return SolveResult(Status.UNKNOWN, message=f"the library takes grids up to {n}x{n}")
         function = self._function or self._load()
-        buffer = self._buffers.get(box)
-        if buffer is None:
-            buffer = self._buffers[box] = ctypes.create_string_buffer(len(line) + 1)
-        stats = self._stats
-        stats[0] = stats[1] = stats[2] = stats[3] = -1
-        return function(line, limit, buffer, stats)  # type: ignore[no-any-return]
+        return function(line, limit, self._solution, self._stats)  # type: ignore[no-any-return]
 
     def solve_decode(self, found: int | SolveResult, encoded: tuple[int, bytes]) -> SolveResult:
         """The outcome of the :meth:`solve_call` that returned ``found``: its count, the solution
         it wrote and its statistics, checked for sense."""
         if isinstance(found, SolveResult):
             return found
-        box, line = encoded
-        return self._result(found, self._buffers[box].raw[: len(line)], tuple(self._stats))
+        cells = len(encoded[1])
+        answer, stats = self._solution.raw[:cells], tuple(self._stats)
+        self._clear(cells)
+        return self._result(found, answer, stats)
 
     def _result(self, found: int, answer: bytes, stats: tuple[int, ...]) -> SolveResult:
         """The call's outcome: its count, solution and statistics, checked for sense."""
@@ -235,4 +243,4 @@ class LibBackend(Backend):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._function, self._buffers = None, {}
+        self._function = None
