@@ -38,12 +38,10 @@ DEFAULT_SYMBOL = "sudoku_solve"
 INFO_SYMBOL = "sudoku_solver_info"
 #: Digit -> its symbol in the canonical one-line form (``.`` for 0), as a bytes table.
 LINE_SYMBOLS = ("." + canonical_alphabet(25)).encode().ljust(256, b"?")
+_ALPHABET = canonical_alphabet(25)
 #: Symbol -> its digit, for the solution the library wrote; 255 (refused by the checker) for
-#: a byte that is no symbol.
-DIGITS = bytes(
-    (("." + canonical_alphabet(25)).find(chr(b)) if chr(b) in canonical_alphabet(25) else 255)
-    for b in range(256)
-)
+#: a byte that is no digit's symbol.
+DIGITS = bytes(_ALPHABET.index(chr(b)) + 1 if chr(b) in _ALPHABET else 255 for b in range(256))
 #: Seconds the check of a library (loading it in a subprocess) may take.
 CHECK_TIMEOUT_S = 20.0
 #: The four slots of ``stats``, in order.
@@ -56,7 +54,8 @@ path, symbol, info_name = sys.argv[1:]
 try:
     library = ctypes.CDLL(path)
 except OSError as exc:
-    sys.exit("is not a shared library this process can load: %s" % exc)
+    reason = str(exc)[len(path) + 2 :] if str(exc).startswith(path + ": ") else str(exc)
+    sys.exit("is not a shared library this process can load: %s" % reason)
 if not hasattr(library, symbol):
     sys.exit("has no function %r" % symbol)
 info = getattr(library, info_name, None)
@@ -114,7 +113,7 @@ def _death(code: int) -> str:
     import signal
 
     try:
-        return f"loading it crashed the process ({signal.Signals(-code).name})"
+        return f"it crashed as it loaded ({signal.Signals(-code).name})"
     except ValueError:
         return f"loading it ended the process with status {code}"
 
