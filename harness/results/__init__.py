@@ -56,10 +56,11 @@ import csv
 import fcntl
 import io
 import os
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from operator import itemgetter, methodcaller
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -210,8 +211,9 @@ def _float_text(value: float) -> str:
 
 #: How :func:`_format` writes a value of each type (any other type: ``str``).
 _TEXT: dict[type, Callable[[Any], str]] = {float: _float_text, type(None): lambda _: ""}
-#: Whether a cell's text may need :func:`escape_cell` (its first character); C-level.
-_STARTS_RISKY = methodcaller("startswith", tuple(_ESCAPE_FIRST))
+#: Finds, in a row's cells joined with and after NUL, one whose first character means it may
+#: need :func:`escape_cell`: one search a row (~1 us), where a test per cell cost ~4 us.
+_RISKY_CELL = re.compile("\0[" + re.escape("".join(sorted(_ESCAPE_FIRST))) + "]")
 #: :func:`row_key` of a row whose cells are text already (the writer's), at C speed.
 _text_key = itemgetter(*KEY_COLUMNS)
 
@@ -341,7 +343,7 @@ class RowWriter:
         get = row.get
         # _format, inlined: a call per cell would cost ~1.5 us a row
         texts = [_TEXT.get(type(v), str)(v) for v in [get(c) for c in self.columns]]
-        if any(map(_STARTS_RISKY, texts)):
+        if _RISKY_CELL.search("\0" + "\0".join(texts)):
             self._writer.writerow([escape_cell(t) for t in texts])
         else:
             self._writer.writerow(texts)
