@@ -120,14 +120,14 @@ def _serve(tasks: Connection, results: Connection, clock: Any) -> None:
             started += 1
             clock[1] = perf_counter()  # the time first: the parent reads it second
             clock[0] = started
-            done.append(_answer(wire, state))
+            done.append(_answer_task(wire, state))
             now = perf_counter()
             if now - sent_at >= FLUSH_S:
                 send(done)
                 done, sent_at = [], now
 
 
-def _answer(wire: WireTask, state: WorkerState) -> tuple[Any, ...]:
+def _answer_task(wire: WireTask, state: WorkerState) -> tuple[Any, ...]:
     """One task's answer: measured, or ERROR at once when its warm-up failed. A backend
     whose process is gone after a task not answered is warmed up again (untimed) first."""
     key = (wire[0], wire[1])
