@@ -49,10 +49,16 @@ REGISTRY: dict[str, str | type[Backend]] = {
     "cryptosat": "backends.cryptosat:CryptosatBackend",
     "z3": "backends.z3_backend:Z3Backend",
     "cmd": "backends.cmd_backend:CmdBackend",  # -b 'cmd:COMMAND LINE': see parse_spec
+    "lib": "backends.lib:LibBackend",  # -b 'lib:PATH[:SYMBOL]': see parse_spec
     "bitmask": "backends.bitmask:BitmaskBackend",
 }
 
+#: Built-ins that need an argument no default can give (a file to load): ``-b all`` leaves
+#: them out, as it leaves out plugins; name them one by one.
+NAMED_ONLY = frozenset({"lib"})
+
 __all__ = [
+    "NAMED_ONLY",
     "REGISTRY",
     "Backend",
     "Option",
@@ -127,11 +133,16 @@ def _overrides(cls: type[Backend], method: str) -> bool:
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """Split ``name:key=value,key=value`` into the name and its raw option texts.
 
-    ``cmd:COMMAND LINE`` is the one exception: all after ``cmd:`` is its ``command``.
+    Two exceptions: all after ``cmd:`` is its ``command``, and ``lib:PATH[:SYMBOL]`` names a
+    shared library and the function in it (:func:`backends.lib.spec_options`).
     """
     name, _, rest = spec.strip().partition(":")
     if name == "cmd" and rest and not rest.startswith("command="):
         return name, {"command": rest.strip()}
+    if name == "lib" and rest and not rest.startswith(("path=", "symbol=")):
+        from backends.lib import spec_options
+
+        return name, spec_options(rest)
     options: dict[str, str] = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):
         key, sep, value = item.partition("=")

@@ -8,6 +8,11 @@ A backend is a class with three steps, after benchopt's ``BaseSolver``:
 3. :meth:`Backend.solve` -- **timed as the ``solve`` phase.** Searches, decodes the answer and
    returns a :class:`SolveResult`. Decoding is part of solving.
 
+A backend whose search is one call into native code may also define ``solve_call(encoded,
+limit)`` and ``solve_decode(raw, encoded)`` (``solve`` is then ``solve_decode(solve_call(...))``):
+the harness times the call alone as the ``solve`` phase, and reads its answer untimed, so
+the phase is the solver's work, not the reading of its buffers (see :mod:`backends.lib`).
+
 The harness then checks the answer with its own independent checker (the ``check`` phase),
 never trusting the backend. A backend knows nothing about the harness.
 
@@ -44,6 +49,7 @@ from __future__ import annotations
 
 import enum
 import importlib
+import math
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -77,7 +83,8 @@ ROW_COLUMNS: frozenset[str] = frozenset(
     {
         *("dataset", "line", "puzzle", "size", "givens", "backend", "repeat", "limit", "jobs"),
         *("host", "status", "solutions", "solution", "message", *COUNTERS),
-        *("encode_s", "solve_s", "encode_cpu_s", "solve_cpu_s", "check_s", "wall_s"),
+        *("encode_s", "solve_s", "encode_cpu_s", "solve_cpu_s", "own_solve_s", "check_s"),
+        "wall_s",
         "peak_rss_mib",
     }
 )
@@ -91,7 +98,8 @@ class SolveResult:
     ``solutions_found`` counts solutions found under the limit: with limit 2, a value of 2
     means "at least two". ``nodes``, ``guesses`` and ``backtracks`` are defined in the module
     docstring; each may be ``None`` when the backend cannot measure it. ``native`` holds a
-    library's own statistics under their native names.
+    library's own statistics under their native names. ``own_solve_s`` is the solver's own
+    clock for this solve, seconds, when it keeps one (a ``cmd:`` or ``lib:`` solver).
     """
 
     status: Status
@@ -102,6 +110,7 @@ class SolveResult:
     backtracks: int | None = None
     native: Mapping[str, int | float] = field(default_factory=dict)
     message: str = ""
+    own_solve_s: float | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.status, Status):
@@ -119,6 +128,9 @@ class SolveResult:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value < 0):
                 raise BackendError(f"counter {name} must be a non-negative int, got {value!r}")
+        own = self.own_solve_s
+        if own is not None and not (isinstance(own, int | float) and 0 <= own < math.inf):
+            raise BackendError(f"own_solve_s must be a non-negative number of seconds, got {own!r}")
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,10 @@ serves many puzzles:
    (``.`` for a blank, ``1-9`` then ``A``, ``B``... for larger grids) and the solution limit.
 3. The solver answers one line, ``<STATUS> <grid or -> [key=value ...]``. STATUS is
    SOLVED, UNSAT, UNKNOWN or TIMEOUT; keys ``solutions``, ``nodes``, ``guesses`` and
-   ``backtracks`` fill the counters, ``time_us`` (the solver's own clock) and any other key
-   become native statistics. Lines starting with ``#`` are ignored.
+   ``backtracks`` fill the counters, ``time_us`` (the solver's own clock, microseconds)
+   becomes the row's ``own_solve_s`` (a value that is not a finite number, 0 or more, is
+   dropped, and the row's message says so), and any other key a native statistic. Lines
+   starting with ``#`` are ignored.
 
 A statistic never shadows a column of the row: one named like a column (``host``,
 ``status``, ``backend``...: :data:`backends.base.ROW_COLUMNS`) is written as ``native_host``,
@@ -35,6 +37,7 @@ interpreter that is missing) is refused when the backend is built
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import re
 import select
@@ -139,6 +142,16 @@ def statistic_name(key: str) -> str:
     return f"native_{key}" if key in ROW_COLUMNS else key
 
 
+def own_seconds(time_us: object) -> tuple[float | None, str]:
+    """The solver's own clock from its ``time_us`` value, in seconds, and the message that
+    says why a value was dropped (not a finite number of microseconds, 0 or more)."""
+    if time_us is None:
+        return None, ""
+    if type(time_us) in (int, float) and 0 <= time_us < math.inf:  # type: ignore[operator]
+        return time_us / 1e6, ""  # type: ignore[operator]
+    return None, f"time_us={time_us} dropped: not a number of microseconds, 0 or more"
+
+
 def _number(text: str) -> int | float | str:
     for kind in (int, float):
         with contextlib.suppress(ValueError):
@@ -162,7 +175,7 @@ class CmdBackend(Backend):
         ),
     )
     deterministic: ClassVar[bool] = False
-    native_counters: ClassVar[tuple[str, ...]] = ("time_us",)
+    native_counters: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -301,11 +314,14 @@ class CmdBackend(Backend):
                 self._fail(f"statistic {key!r} given twice: {line!r}")
             stats[key] = _number(value)
         counters = {k: stats.pop(k) for k in COUNTER_KEYS if k in stats}
+        own, dropped = own_seconds(stats.pop("time_us", None))
         new = tuple(k for k in stats if k not in self.native_counters)
         self.native_counters += new  # type: ignore[misc]
         found = counters.pop("solutions", 1 if grid is not None else 0)
         try:
-            return SolveResult(status, grid, found, native=stats, **counters)
+            return SolveResult(
+                status, grid, found, native=stats, message=dropped, own_solve_s=own, **counters
+            )
         except (BackendError, TypeError) as exc:
             self._fail(f"{exc}: {line!r}")
         raise AssertionError("unreachable")

@@ -92,7 +92,7 @@ class GateOptions:
     default=("mrv",),
     show_default=True,
     help="Backend spec, repeatable: NAME or NAME:opt=value,... ; 'all' = every built-in "
-    "backend (name plugins and cmd:COMMAND solvers one by one).",
+    "backend (name plugins, cmd:COMMAND and lib:PATH solvers one by one).",
 )
 @timeout_option(
     runner.DEFAULT_TIMEOUT_S,

@@ -32,8 +32,10 @@ def build(
     paths: Sequence[str | Path],
     pair: tuple[str, str] | None = None,
     baseline: Path | None = None,
+    time: str = "solve",
 ) -> str:
-    """The page for the results CSVs ``paths`` (and, given one, a baseline CSV)."""
+    """The page for the results CSVs ``paths`` (and, given one, a baseline CSV); ``time``
+    is the cactus plots' time axis (a key of :data:`harness.report.data.TIMES`)."""
     from harness.report import html, plots
 
     runs = data.load_runs(paths)
@@ -41,7 +43,8 @@ def build(
     palette = plots.colours(data.backends(runs.frame))
     sections, toc = [html.provenance(runs.metas, runs.timeout_note)], [("provenance", "Provenance")]
     for index, (title, frame) in enumerate(data.groups(runs.frame)):
-        sections.append(html.group_section(index, title, frame, runs.timeout, pair, palette))
+        section = html.group_section(index, title, frame, runs.timeout, pair, palette, time)
+        sections.append(section)
         toc.append((f"dataset-{index}", title))
     if baseline is not None:
         sections.append(_baseline(baseline, paths, runs, palette))

@@ -1,6 +1,7 @@
 """The numbers behind every plot and table of the report, apart from drawing them.
 
-All times are the solve phase (``solve_s``, seconds), as in ``harness table`` and the gate;
+All times are the solve phase (``solve_s``, seconds), as in ``harness table`` and the gate
+(the cactus plot may show the solvers' own clock instead, ``own_solve_s``);
 one row per (puzzle, backend) after :func:`harness.tables.frames.per_puzzle` (repeats reduced to
 their median). A *correct* answer is a checked SOLVED or UNSAT row (UNSAT is WRONG when the
 file gives a count it contradicts). Unanswered rows (TIMEOUT, UNKNOWN, ERROR, MEMOUT, WRONG,
@@ -114,14 +115,24 @@ def backends(frame: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(ran["backend"]))
 
 
-def cactus(frame: pd.DataFrame, order: Sequence[str] = ()) -> dict[str, list[float]]:
-    """Per backend (those in ``order`` first, in that order), its correct answers' solve
-    times in ascending order: point k of the curve is (k + 1 puzzles solved, each within
-    this time)."""
+#: The report's time axes: ``--time`` -> the column it reads.
+TIMES = {"solve": "solve_s", "own": "own_solve_s"}
+
+
+def cactus(
+    frame: pd.DataFrame, order: Sequence[str] = (), time: str = "solve_s"
+) -> dict[str, list[float]]:
+    """Per backend (those in ``order`` first, in that order), its correct answers' times
+    (column ``time``: ``solve_s``, or the solvers' own clock ``own_solve_s``) in ascending
+    order: point k of the curve is (k + 1 puzzles solved, each within this time). A
+    backend without a time in that column is left out."""
+    if time not in frame:
+        return {}
     answered = frame[correct(frame)]
     names = [b for b in order if b in backends(frame)]
     names += [b for b in backends(frame) if b not in names]
-    return {b: sorted(answered.loc[answered["backend"] == b, "solve_s"].dropna()) for b in names}
+    times = {b: sorted(answered.loc[answered["backend"] == b, time].dropna()) for b in names}
+    return {b: t for b, t in times.items() if t or time == "solve_s"}
 
 
 def scatter(frame: pd.DataFrame, a: str, b: str, timeout: float) -> pd.DataFrame:
@@ -193,9 +204,13 @@ def summary(frame: pd.DataFrame, timeout: float) -> pd.DataFrame:
                 "fastest_alone": wins.get(backend, 0),
             }
         )
+        if "own_solve_s" in group:  # the solver's own clock, where it reports one
+            rows[-1]["own_ms"] = group.loc[ok, "own_solve_s"].median() * 1000
     table = pd.DataFrame(rows)
     if table.empty:
         return table
+    if "own_ms" in table and table["own_ms"].isna().all():
+        table = table.drop(columns="own_ms")
     table = table.sort_values(["par2_ms", "median_ms"], kind="stable")
     best = vbs(frame)
     status = pd.Series(

@@ -56,6 +56,7 @@ HEADERS = {
     "errors": "errors",
     "wrong": "wrong",
     "median_ms": "median ms",
+    "own_ms": "own clock ms",
     "mean_ms": "mean ms",
     "max_ms": "max ms",
     "par2_ms": "PAR-2 ms",
@@ -157,8 +158,10 @@ def group_section(
     timeout: float,
     pair: tuple[str, str] | None,
     palette: dict[str, tuple],
+    time: str = "solve",
 ) -> str:
-    """One dataset (and grid size): its table, cactus, scatter and effort plots."""
+    """One dataset (and grid size): its table, cactus (its time axis ``time``, a key of
+    :data:`harness.report.data.TIMES`), scatter and effort plots."""
     anchor = f"dataset-{index}"
     summary = data.summary(frame, timeout)
     parts = [
@@ -168,12 +171,15 @@ def group_section(
         "where the file allows it). PAR-2 counts each unsolved puzzle as twice the timeout "
         f"({humanize.significant(timeout)} s = {humanize.ms(timeout)} ms). The virtual best "
         "solver takes, per puzzle, the fastest correct answer; <i>fastest alone</i> counts "
-        "the puzzles on which a backend's answer was strictly the fastest. Click a header to "
-        "sort.</p>",
+        "the puzzles on which a backend's answer was strictly the fastest. <i>own clock</i> "
+        "is the median of the time the solver measured itself, where it reports one. Click a "
+        "header to sort.</p>",
         '<div class="plots">',
     ]
     order = [b for b in summary["backend"] if b != data.VBS] if not summary.empty else []
-    cactus = plots.cactus(data.cactus(frame, order), timeout, f"{title}: cactus", palette)
+    clock = "solve time" if time == "solve" else "the solver's own clock"
+    curves = data.cactus(frame, order, data.TIMES[time])
+    cactus = plots.cactus(curves, timeout, f"{title}: cactus", palette, clock)
     parts.append(f'<figure class="cactus">{plots.svg(cactus, f"c{index}")}</figure>')
     pair = pair or data.default_pair(frame, timeout)
     if pair is not None and all(p in set(frame["backend"]) for p in pair):
@@ -186,6 +192,12 @@ def group_section(
         figure = plots.effort(effort, title, palette)
         parts.append(f'<figure class="effort">{plots.svg(figure, f"e{index}")}</figure>')
     parts.append("</div>")
+    unclocked = [b for b in order if b not in curves]
+    if unclocked:
+        parts.append(
+            f'<p class="note">Not in the cactus plot (no time by {escape(clock)}): '
+            f"{escape(', '.join(unclocked))}.</p>"
+        )
     uncounted = [b for b in order if b not in effort]
     if uncounted:
         parts.append(

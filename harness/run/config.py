@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from backends import REGISTRY, availability, backend_class, make_backend, parse_spec
+from backends import NAMED_ONLY, REGISTRY, availability, backend_class, make_backend, parse_spec
 from backends.base import Backend
 from backends.errors import SudokuError
 from harness.puzzles.readers import BadLine
@@ -38,7 +38,7 @@ def resolve_backends(names: Sequence[str]) -> list[BackendChoice]:
     """
     specs: list[str] = []
     for name in names:
-        specs.extend(REGISTRY if name == "all" else [name])
+        specs.extend([n for n in REGISTRY if n not in NAMED_ONLY] if name == "all" else [name])
     choices: dict[str, BackendChoice] = {}
     for spec in specs:
         backend = make_backend(spec)  # validates the name and every option now

@@ -23,6 +23,7 @@ STATUS_COLUMNS = ("unsat", "timeouts", "unknown", "errors", "wrong", "unavailabl
 LABELS = {
     "x_fastest": "\N{MULTIPLICATION SIGN} fastest",
     "median_ms": "median ms",
+    "own_ms": "own ms",
     "mean_ms": "mean ms",
     "max_ms": "max ms",
     "encode_ms": "encode ms",

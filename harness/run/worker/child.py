@@ -20,7 +20,7 @@ from typing import Any
 from backends.base import Status
 from harness.run.worker import reaper
 from harness.run.worker.measure import WorkerState, measure, perf_counter, warm_up
-from harness.run.worker.wire import Outcome, Ready, Warming, readable
+from harness.run.worker.wire import Outcome, Ready, Warming, WireTask, readable
 
 ANSWERED = (Status.SOLVED.value, Status.UNSAT.value)  # as a wire tuple's status
 #: A worker sends what it has done at least this often (seconds) while it has tasks.
@@ -52,13 +52,20 @@ def worker_main(
 ) -> None:
     """A worker's whole life: set itself up, then answer batches of tasks until None.
 
-    Answers go back in batches (see :mod:`harness.run.worker.wire`): what is done is sent when
-    :data:`FLUSH_S` has passed since the last batch, before a warm-up, and before the
-    worker waits for tasks. ``clock`` (shared memory, see
-    :class:`~harness.run.worker.handle.WorkerHandle`) gets, before each task, how many tasks
-    this worker has started and when the latest started, so the parent times the running
-    task without a message per task.
+    ``clock`` (shared memory, see :class:`~harness.run.worker.handle.WorkerHandle`) gets,
+    before each task, how many tasks this worker has started and when the latest started,
+    so the parent times the running task without a message per task.
     """
+    _set_up(parent, inherited, log)
+    try:
+        _serve(tasks, results, [0.0, 0.0] if clock is None else clock)
+    except (EOFError, OSError):  # the parent has gone: nobody wants the answers
+        return
+
+
+def _set_up(parent: int, inherited: tuple[int, ...], log: str) -> None:
+    """Make this process a worker: its own session, dying with ``parent``, a subreaper,
+    output to ``log``, none of the parent's pipe ends (``inherited``), its own signals."""
     os.setsid()  # own process group, so the parent can kill everything it starts
     reaper.install(parent)  # dies with the parent, even by SIGKILL, with all it started
     _redirect_output(log)
@@ -69,42 +76,48 @@ def worker_main(
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     for signum in (signal.SIGTERM, signal.SIGHUP):  # not the parent's handlers: just die
         signal.signal(signum, signal.SIG_DFL)
-    clock = [0.0, 0.0] if clock is None else clock
+
+
+def _serve(tasks: Connection, results: Connection, clock: Any) -> None:
+    """Answer batches of tasks until None. Answers go back in batches (see
+    :mod:`harness.run.worker.wire`): what is done is sent when :data:`FLUSH_S` has passed
+    since the last batch, before a warm-up, and before the worker waits for tasks."""
     state = WorkerState()
     send = results.send
     done: list[Any] = []  # answers not yet sent
     sent_at = perf_counter()
     started = 0
-    try:
-        while True:
-            if done and not readable(tasks):  # about to wait for tasks: send what is done
+    while True:
+        if done and not readable(tasks):  # about to wait for tasks: send what is done
+            send(done)
+            done, sent_at = [], perf_counter()
+        batch = tasks.recv()
+        if batch is None:
+            return
+        for wire in batch:
+            if (wire[0], wire[1]) not in state.warmed:  # the parent times it apart
+                send([*done, Warming()])
+                done = []
+                failure = warm_up(wire, state)
+                send([Ready(perf_counter(), failure)])  # the task's clock starts now
+            started += 1
+            clock[1] = perf_counter()  # the time first: the parent reads it second
+            clock[0] = started
+            done.append(_answer_task(wire, state))
+            now = perf_counter()
+            if now - sent_at >= FLUSH_S:
                 send(done)
-                done, sent_at = [], perf_counter()
-            batch = tasks.recv()
-            if batch is None:
-                return
-            for wire in batch:
-                key = (wire[0], wire[1])
-                if key not in state.warmed:  # the parent times it apart
-                    done.append(Warming())
-                    send(done)
-                    failure = warm_up(wire, state)
-                    send([Ready(perf_counter(), failure)])  # the task's clock starts now
-                    done = []
-                started += 1
-                clock[1] = now = perf_counter()  # the time first: the parent reads it second
-                clock[0] = started
-                failure = state.broken.get(key)
-                if failure is not None:
-                    done.append(Outcome(Status.ERROR, failure).wire())
-                else:
-                    outcome = measure(wire, state)
-                    done.append(outcome)
-                    now = perf_counter()
-                    if outcome[0] not in ANSWERED and getattr(state.cache[key[0]], "stale", 0):
-                        state.warmed.discard(key)  # its process is gone: restart it untimed
-                if now - sent_at >= FLUSH_S:
-                    send(done)
-                    done, sent_at = [], now
-    except (EOFError, OSError):  # the parent has gone: nobody wants the answers
-        return
+                done, sent_at = [], now
+
+
+def _answer_task(wire: WireTask, state: WorkerState) -> tuple[Any, ...]:
+    """One task's answer: measured, or ERROR at once when its warm-up failed. A backend
+    whose process is gone after a task not answered is warmed up again (untimed) first."""
+    key = (wire[0], wire[1])
+    failure = state.broken.get(key)
+    if failure is not None:
+        return Outcome(Status.ERROR, failure).wire()
+    outcome = measure(wire, state)
+    if outcome[0] not in ANSWERED and getattr(state.cache[key[0]], "stale", 0):
+        state.warmed.discard(key)  # its process is gone: restart it untimed
+    return outcome

@@ -65,6 +65,8 @@ class Outcome(NamedTuple):
     encode_cpu_s: float | None = None
     solve_s: float | None = None
     solve_cpu_s: float | None = None
+    #: The solver's own clock for the solve, when it reports one (``SolveResult.own_solve_s``).
+    own_solve_s: float | None = None
     peak_rss_mib: float | None = None
     wall_s: float | None = None  # the whole task in the worker, build to answer
     host: str | None = None  # the machine that solved it, where not this one (a cluster run)
