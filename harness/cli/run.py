@@ -213,10 +213,6 @@ def run(
     }
     target = cluster_target(cluster, scheduler_file, jobs)
     config = _checked_config(given, jobs, out, resume, target, baseline)
-    if config.cluster is not None:  # Dask starts while the files are read (harness.run.cluster)
-        from harness.run.cluster import start_in_background
-
-        click.get_current_context().with_resource(start_in_background(config.cluster))
     _note_jobs(jobs, quiet)
     records, bad = load_records(config.datasets, skip_invalid, max_bad_lines)
     config = dataclasses.replace(config, skipped=bad)

@@ -300,8 +300,7 @@ def run(
                 gathered.start()
                 start.start()
 
-            first = next(((spec, r.puzzle.box) for r, spec, _, _ in plan(records, config)), None)
-            with executor(config, gathered, overlap, first) as pool:
+            with executor(config, gathered, overlap) as pool:
                 try:
                     result = _solve_all(
                         records, config, existing, progress, pool, calibrate_end, overlap
@@ -471,7 +470,6 @@ def executor(
     config: RunConfig,
     gathered: provenance.Background[dict[str, Any]],
     overlap: Callable[[], None],
-    first: tuple[str, int] | None = None,
 ) -> Iterator[WorkerPool | ClusterPool]:
     """The pool that runs the solves: ``config.jobs`` local worker processes, or the Dask
     cluster ``config.cluster``. A local run's metadata is written while its first solves
@@ -479,9 +477,7 @@ def executor(
     host's machine and versions, so the metadata names where the rows came from; a
     cluster that cannot be used fails before anything is written. A cluster run starts
     the background work (``overlap()``: metadata, calibration) while Dask starts: this
-    process only waits then, and the solves later have the cores to themselves. ``first``
-    (the first task's backend spec and box side) is what the Dask workers warm up for
-    meanwhile (see :mod:`harness.run.cluster.prewarm`)."""
+    process only waits then, and the solves later have the cores to themselves."""
     meta_path = provenance.meta_path_for(config.out)
     if config.cluster is None:
         with WorkerPool(config.jobs, config.memory_limit_mib, log=log_path_for(config.out)) as pool:
@@ -489,9 +485,8 @@ def executor(
         return
     from harness.run import cluster
 
-    overlap()  # while Dask starts, in the process that holds its client
-    warm = None if first is None else (*first, config.memory_limit_mib)
-    with cluster.connect(config.cluster, warm) as client:
+    with cluster.connect(config.cluster) as client:  # forked before any thread starts
+        overlap()  # while Dask starts, in the process that holds its client
         pool = cluster.ClusterPool(client, config.memory_limit_mib)
         config.jobs = pool.threads  # solves in parallel, as the rows' ``jobs`` column says
         meta = gathered.result()
