@@ -142,8 +142,11 @@ class Relay:
         it, and send that worker no more chunks; ``("failed", None, message)`` when every
         worker is given up."""
         silence = self.heartbeats.silence(self.client.scheduler_info(n_workers=-1)["workers"], now)
+        stale = [address for address, seconds in silence.items() if seconds >= SILENT_FLOOR_S]
+        if not stale:
+            return
         by_future = {future.key: key for key, future in dict(self.futures).items()}
-        for address, held in self.client.processing(list(silence)).items():
+        for address, held in self.client.processing(stale).items():
             for key in (by_future[k] for k in held if k in by_future):
                 if silence[address] < self.limits.get(key, float("inf")):
                     continue
