@@ -277,7 +277,7 @@ def ratio_interval(old: pd.Series, new: pd.Series, confidence: float = 0.95):
 
 
 #: The gate's verdicts, worst first: a backend x dataset takes the worst of its checks.
-VERDICTS = ("WRONG", "REGRESSION", "improved", "ok", "info")
+VERDICTS = ("WRONG", "REGRESSION", "INCONCLUSIVE", "improved", "ok", "info")
 
 
 def verdicts(findings: pd.DataFrame) -> pd.DataFrame:

@@ -17,6 +17,8 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from backends.base import Status
+from harness.results import conditions
+from harness.run.worker import trees
 from harness.run.worker.measure import WorkerState, measure, perf_counter, warm_up
 from harness.run.worker.wire import Outcome, Ready, Warming, readable
 
@@ -87,6 +89,8 @@ def worker_main(
     for signum in (signal.SIGTERM, signal.SIGHUP):  # not the parent's handlers: just die
         signal.signal(signum, signal.SIG_DFL)
     clock = [0.0, 0.0] if clock is None else clock
+    measure_task, warm = trees.entry_points(measure, warm_up)  # SPEC@REV: another tree's
+    probe, probe_due = conditions.sampler(), 0.0  # the run's conditions, between tasks
     state = WorkerState()
     send = results.send
     done: list[Any] = []  # answers not yet sent
@@ -105,7 +109,7 @@ def worker_main(
                 if key not in state.warmed:  # the parent times it apart
                     done.append(Warming())
                     send(done)
-                    failure = warm_up(wire, state)
+                    failure = warm(wire, state)
                     send([Ready(perf_counter(), failure)])  # the task's clock starts now
                     done = []
                 started += 1
@@ -115,11 +119,13 @@ def worker_main(
                 if failure is not None:
                     done.append(Outcome(Status.ERROR, failure).wire())
                 else:
-                    outcome = measure(wire, state)
+                    outcome = measure_task(wire, state)
                     done.append(outcome)
                     now = perf_counter()
                     if outcome[0] not in ANSWERED and getattr(state.cache[key[0]], "stale", 0):
                         state.warmed.discard(key)  # its process is gone: restart it untimed
+                if now >= probe_due:
+                    probe_due = probe(now)
                 if now - sent_at >= FLUSH_S:
                     send(done)
                     done, sent_at = [], now
