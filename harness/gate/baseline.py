@@ -52,6 +52,7 @@ from harness.tables import frames as tables
 
 BAD = (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value)
 PAIR_KEYS = ["dataset", "line", "puzzle", "backend"]
+LOUD = ("REGRESSION", "WRONG", "INCONCLUSIVE")  # verdicts the table shows in bold
 
 
 @dataclass
@@ -100,7 +101,7 @@ class GateResult:
         header = "| backend | dataset | check | baseline | new | verdict |\n" + "|---" * 6 + "|"
         lines = [
             f"| {f.backend} | {f.dataset} | {f.check} | {f.baseline} | {f.new} | "
-            f"{'**' + f.verdict + '**' if f.verdict in ('REGRESSION', 'WRONG') else f.verdict} |"
+            f"{'**' + f.verdict + '**' if f.verdict in LOUD else f.verdict} |"
             for f in self.findings
         ]
         notes = [f"- {note}" for note in self.notes]

@@ -37,12 +37,15 @@ BOOT = """
 import importlib.machinery, sys, types
 tree, root, fd_in, fd_out = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 sys.path[:] = [root, *(p for p in sys.path if p not in ("", root, tree))]
-class TreeFinder:
+class TreeFinder:  # backends and its modules from the tree only, never another finder's
     @staticmethod
     def find_spec(name, path=None, target=None):
-        if name != "backends":
+        if name != "backends" and not name.startswith("backends."):
             return None
-        return importlib.machinery.PathFinder.find_spec(name, [tree])
+        spec = importlib.machinery.PathFinder.find_spec(name, [tree] if path is None else path)
+        if spec is None:
+            raise ModuleNotFoundError(f"No module named {name!r} in {tree}", name=name)
+        return spec
 sys.meta_path.insert(0, TreeFinder)
 worker = types.ModuleType("harness.run.worker")
 worker.__path__ = [root + "/harness/run/worker"]
