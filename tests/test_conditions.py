@@ -79,12 +79,33 @@ def meta_with(samples: list) -> dict:
 def test_a_loaded_run_differs_from_a_quiet_one() -> None:
     """Quiet against loaded: the conditions differ, and the reason names the slicing."""
     reason = gate_conditions.differ(meta_with(quiet()), meta_with(loaded()))
-    assert reason is not None and reason.startswith("probe time-sliced in 0% -> 100% of samples")
+    expected = "a busy machine: probe time-sliced in 0% -> 100% of samples"
+    assert reason is not None and reason.startswith(expected)
 
 
 def test_two_quiet_runs_do_not_differ() -> None:
     """Quiet against quiet: no difference."""
     assert None is gate_conditions.differ(meta_with(quiet()), meta_with(quiet(25)))
+
+
+def test_a_quarter_of_samples_sliced_differs_and_a_few_do_not() -> None:
+    """Against a quiet run: 40 % of samples time-sliced differ, 10 % do not."""
+
+    def partly(share: float) -> list:
+        count = int(20 * share)
+        return loaded(20)[:count] + quiet(20)[count:]
+
+    assert [True, False] == [
+        gate_conditions.differ(meta_with(quiet()), meta_with(partly(s))) is not None
+        for s in (0.4, 0.1)
+    ]
+
+
+def test_a_slower_probe_beyond_its_noise_differs() -> None:
+    """Unsliced probes 1.5x slower (a slower clock): the probe's median differs."""
+    slower = [(w * 1.5, c * 1.5, q, x) for w, c, q, x in quiet()]
+    reason = gate_conditions.differ(meta_with(quiet()), meta_with(slower))
+    assert reason is not None and reason.startswith("probe 4.39 -> 6.59 ms (x1.50")
 
 
 def test_runs_without_enough_samples_are_not_compared() -> None:

@@ -7,10 +7,14 @@ and the machine's run queue. Two runs' conditions differ when
 
 - the probe was time-sliced (under :data:`~harness.results.conditions.SLICED_BELOW` of a
   CPU) in a share of one run's samples that differs by more than :data:`SLICED_GAP` from
-  the other's: one run shared its CPUs with other work, the other did not; or
+  the other's (one run shared its CPUs with other work, the other did not), or in more than
+  :data:`BUSY` of either run's samples: on a busy machine the load changes from one moment
+  to the next, and the probe cannot match it between two runs within the noise that
+  matters (a run against the old code in the same run, ``--against``, can); or
 - the probe's median wall time, once divided by the calibration's ratio the gate already
-  applies, moved by more than the runs' own spread (the larger relative interquartile range
-  of the two, at least :data:`MIN_SPREAD`).
+  applies, moved by more than its noise: twice the standard error of the two medians
+  (estimated from each run's interquartile range and sample count), at least
+  :data:`MIN_SPREAD`.
 
 Then a slowdown cannot be told from the load: the time verdict is INCONCLUSIVE, said in one
 line with the reason, never REGRESSION; answers and counters are judged as always. Runs
@@ -26,7 +30,9 @@ from harness.results.conditions import PROBE_WORKLOAD
 
 #: Runs whose probes were time-sliced in shares of their samples this far apart differ.
 SLICED_GAP = 0.25
-#: The probe's median may move this much (relative) before it counts, whatever the spread.
+#: A run whose probes were time-sliced in more than this share of its samples was busy.
+BUSY = 0.5
+#: The probe's median may move this much (relative) before it counts, whatever the noise.
 MIN_SPREAD = 0.10
 #: Fewer samples than this in a run: its conditions are not compared.
 MIN_SAMPLES = 3
@@ -48,9 +54,12 @@ def recorded(meta: dict[str, Any] | None) -> dict[str, Any] | None:
     return entry
 
 
-def _spread(entry: dict[str, Any]) -> float:
+def _error(entry: dict[str, Any]) -> float:
+    """The relative standard error of the probe's median wall time: its relative
+    interquartile range over the square root of the sample count."""
     wall = entry["wall_ms"]
-    return (float(wall["q3"]) - float(wall["q1"])) / float(wall["median"])
+    spread = (float(wall["q3"]) - float(wall["q1"])) / float(wall["median"])
+    return spread / math.sqrt(int(entry["samples"]))
 
 
 def _queue(entry: dict[str, Any]) -> str:
@@ -66,15 +75,18 @@ def differ(old_meta: dict | None, new_meta: dict | None, scale: float = 1.0) -> 
         return None
     reasons = []
     sliced_old, sliced_new = float(old["sliced"]), float(new["sliced"])
-    if abs(sliced_new - sliced_old) > SLICED_GAP:
-        reasons.append(f"probe time-sliced in {sliced_old:.0%} -> {sliced_new:.0%} of samples")
+    if abs(sliced_new - sliced_old) > SLICED_GAP or max(sliced_old, sliced_new) > BUSY:
+        busy = "a busy machine: " if max(sliced_old, sliced_new) > BUSY else ""
+        reasons.append(
+            f"{busy}probe time-sliced in {sliced_old:.0%} -> {sliced_new:.0%} of samples"
+        )
     m_old, m_new = float(old["wall_ms"]["median"]), float(new["wall_ms"]["median"])
     ratio = m_new / m_old / (scale if scale > 0 else 1.0)
-    spread = max(MIN_SPREAD, _spread(old), _spread(new))
-    if abs(math.log(ratio)) > math.log1p(spread):
+    noise = max(MIN_SPREAD, 2 * math.hypot(_error(old), _error(new)))
+    if abs(math.log(ratio)) > math.log1p(noise):
         calibrated = "" if scale == 1.0 else " calibrated"
         reasons.append(
-            f"probe {m_old:.3g} -> {m_new:.3g} ms (x{ratio:.2f}{calibrated}, spread ±{spread:.0%})"
+            f"probe {m_old:.3g} -> {m_new:.3g} ms (x{ratio:.2f}{calibrated}, noise ±{noise:.0%})"
         )
     if not reasons:
         return None
