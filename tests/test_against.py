@@ -163,3 +163,16 @@ def test_against_refuses_a_cluster_and_a_resume(tmp_path: Path) -> None:
         "--against cannot --resume a run; start it again with a new --out",
     ]
     assert expected == reasons
+
+
+def test_the_report_shows_old_against_new(repo: Path, tmp_path: Path) -> None:
+    """harness report on an --against run: a section pairing mrv@v1 with mrv, per puzzle."""
+    _, _, out = run(tmp_path, "-b", "mrv", "--against", "v1")
+    page = tmp_path / "r.html"
+    result = CliRunner().invoke(main, ["report", str(out), "-o", str(page)])
+    text = page.read_text()
+    assert (0, True, True) == (
+        result.exit_code,
+        "<h2>Old against new (mrv@v1)</h2>" in text,
+        "Per puzzle, largest ratios first (6)" in text,
+    )

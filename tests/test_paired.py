@@ -167,3 +167,16 @@ def test_a_pair_split_at_the_comma_that_names_two_specs() -> None:
     assert ("cmd:./solve --a,b", "cmd:./solve") == paired._split_known(
         "cmd:./solve --a,b,cmd:./solve", known
     )
+
+
+def test_the_report_gives_the_repeats_spread_and_fastest() -> None:
+    """Three repeats of 10, 20 and 30 ms a puzzle: IQR 50 % of the median, fastest 10 ms."""
+    from harness.report import data
+
+    frame = pd.DataFrame(rows("a", [0.02] * 4)).assign(
+        solve_s=lambda f: f["repeat"].map({0: 0.01, 1: 0.02, 2: 0.03})
+    )
+    spread = data.repeat_spread(frame)
+    assert [("a", 50.0, 10.0)] == [
+        (b, round(s, 6), round(m, 6)) for b, s, m in spread.itertuples(index=False)
+    ]
