@@ -176,3 +176,14 @@ def test_the_report_shows_old_against_new(repo: Path, tmp_path: Path) -> None:
         "<h2>Old against new (mrv@v1)</h2>" in text,
         "Per puzzle, largest ratios first (6)" in text,
     )
+
+
+def test_a_tree_the_worker_cannot_import_is_one_line(repo: Path, tmp_path: Path) -> None:
+    """A tree whose backends lack a name the worker imports: exit 2, the import error's line."""
+    base = repo / "backends" / "base.py"
+    base.write_text(base.read_text().replace("class SolveResult", "class Renamed"))
+    git(repo, "commit", "-qam", "broken")
+    code, output, out = run(tmp_path, "-b", "mrv", "--against", "HEAD")
+    expected = "harness: error: --against HEAD: the tree at HEAD cannot run: ImportError: "
+    assert (RunExit.USAGE, 1, False) == (code, output.count("\n"), out.exists())
+    assert output.startswith(expected + "cannot import name 'SolveResult'")

@@ -134,13 +134,13 @@ def check_tree(tree: Path, rev: str, specs: list[str]) -> None:
     is available there; the check runs in a process of the kind the workers start."""
     if not (tree / "backends" / "__init__.py").is_file():
         raise AgainstError(f"--against {rev}: the tree at {rev} has no backends package")
-    process = trees.TreeProcess(str(tree))
+    process = trees.TreeProcess(str(tree), quiet=True)
     try:
         answer = process.ask("check", specs)
     except (EOFError, OSError):
-        raise AgainstError(
-            f"--against {rev}: the tree at {rev} cannot run: {process.death()}"
-        ) from None
+        process.death()
+        reason = process.last_error() or process.death()
+        raise AgainstError(f"--against {rev}: the tree at {rev} cannot run: {reason}") from None
     finally:
         process.close()
     for spec, problem in answer["problems"].items():

@@ -65,13 +65,20 @@ class TreeProcess:
     """A process that imports ``backends`` from ``tree`` and answers requests in order:
     ``("warm", wire)``, ``("measure", wire)`` and ``("check", specs)`` (see :func:`serve`)."""
 
-    def __init__(self, tree: str) -> None:
+    def __init__(self, tree: str, quiet: bool = False) -> None:
+        """``quiet``: keep the process's error output (see :meth:`last_error`) instead of
+        letting it reach this process's stderr."""
         self.tree = tree
         down_r, down_w = os.pipe()
         up_r, up_w = os.pipe()
         command = [sys.executable, "-c", BOOT, tree, ROOT, str(down_r), str(up_w)]
         try:
-            self.proc = subprocess.Popen(command, pass_fds=(down_r, up_w), stdin=subprocess.DEVNULL)
+            self.proc = subprocess.Popen(
+                command,
+                pass_fds=(down_r, up_w),
+                stdin=subprocess.DEVNULL,
+                stderr=subprocess.PIPE if quiet else None,
+            )
         finally:
             os.close(down_r)
             os.close(up_w)
@@ -95,7 +102,16 @@ class TreeProcess:
             return f"the process of the old tree was killed by signal {-code}"
         return f"the process of the old tree exited with code {code} (its output is in the log)"
 
+    def last_error(self) -> str:
+        """The last line the process wrote to its stderr, once it has ended (``quiet``)."""
+        if self.proc.stderr is None:
+            return ""
+        lines = self.proc.stderr.read().decode(errors="replace").strip().splitlines()
+        return lines[-1] if lines else ""
+
     def close(self) -> None:
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
         for end in (self._requests, self._answers):
             end.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
