@@ -145,3 +145,13 @@ def test_a_slower_run_under_load_is_inconclusive(
     assert expected == (result.exit_code, verdict)
     if verdict == "INCONCLUSIVE":
         assert "**harness check: holds; time INCONCLUSIVE**\n\n- time INCONCLUSIVE" in result.output
+
+
+def test_no_temporary_directory_records_nothing_and_the_run_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """TMPDIR unusable: recording yields an empty summary, and samples go nowhere."""
+    monkeypatch.setattr(conditions.tempfile, "tempdir", str(tmp_path / "absent"))
+    with conditions.recording() as summary:
+        due = conditions.sampler()(0.0)
+        assert (0, float("inf")) == (summary()["samples"], due)
