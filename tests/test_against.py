@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
-from harness.exit_codes import RunExit
+from harness.exit_codes import CheckExit, RunExit
 from harness.results import provenance, read_rows
 from harness.run import against
 from harness.run.config import RunConfig
@@ -187,3 +187,13 @@ def test_a_tree_the_worker_cannot_import_is_one_line(repo: Path, tmp_path: Path)
     expected = "harness: error: --against HEAD: the tree at HEAD cannot run: ImportError: "
     assert (RunExit.USAGE, 1, False) == (code, output.count("\n"), out.exists())
     assert output.startswith(expected + "cannot import name 'SolveResult'")
+
+
+def test_check_of_an_against_run_gives_its_pairs_verdict(repo: Path, tmp_path: Path) -> None:
+    """harness check RUN.csv alone, for a run made with --against v1: the pairs, exit 1."""
+    _, _, out = run(tmp_path, "-b", "mrv", "--against", "v1")
+    result = CliRunner().invoke(main, ["check", str(out)])
+    assert (CheckExit.REGRESSION, True) == (
+        result.exit_code,
+        "- paired in one run, old -> new: mrv@v1 -> mrv" in result.output,
+    )
