@@ -163,6 +163,13 @@ class GateOptions:
     help="Solve on the Dask cluster whose scheduler wrote this file (dask scheduler "
     "--scheduler-file).",
 )
+@click.option(
+    "--against",
+    metavar="REV",
+    default=None,
+    help="Also run each backend as it was at git revision REV (branch, tag or hash), as "
+    "SPEC@REV, interleaved puzzle by puzzle, and gate each pair inside the run.",
+)
 @quiet_option()
 def run(
     files: tuple[str, ...],
@@ -183,6 +190,7 @@ def run(
     by_tier: bool,
     cluster: str | None,
     scheduler_file: Path | None,
+    against: str | None,
     quiet: bool,
 ) -> None:
     """Run backends over puzzle FILES (- for stdin); write a CSV and print a table.
@@ -195,6 +203,7 @@ def run(
       harness run -b ac3:select=B,order=least -b dlx --repeat 5 datasets/hard95.txt
       harness run -b all --out results/x.csv FILE        # after Ctrl-C: add --resume
       harness run -b mrv --baseline results/old.csv FILE # gate it as 'harness check' does
+      harness run -b mrv --against origin/main FILE      # old and new code, one run
       harness run -b 'cmd:./my_solver --fast' -b bitmask FILE  # your solver beside ours
       harness run -b all --cluster local:2 FILE          # on a Dask cluster
       harness report results/x.csv -o report.html        # then look at the results
@@ -210,6 +219,8 @@ def run(
     }
     target = cluster_target(cluster, scheduler_file, jobs)
     config = _checked_config(given, jobs, out, resume, target, baseline)
+    if against is not None:  # the twins SPEC@REV, checked before any file is read
+        config = _against(config, against)
     _note_jobs(jobs, quiet)
     records, bad = load_records(config.datasets, skip_invalid, max_bad_lines)
     config = dataclasses.replace(config, skipped=bad)
@@ -236,6 +247,15 @@ def _checked_config(
     except SudokuError as exc:
         raise UserError(str(exc)) from None
     return config
+
+
+def _against(config: runner.RunConfig, rev: str) -> runner.RunConfig:
+    from harness.run import against
+
+    try:
+        return against.configure(config, rev)
+    except SudokuError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _explicit(name: str) -> bool:
@@ -331,6 +351,9 @@ def _solve(
     except OSError as exc:  # cannot write the CSV or its metadata (rows so far are kept)
         raise UserError(f"cannot write {exc.filename or config.out}: {exc.strerror}") from None
     except KeyboardInterrupt as stop:
+        if config.against is not None:
+            click.echo(f"\ninterrupted; the rows so far are in {config.out}", err=True)
+            sys.exit(interrupted_code(stop))
         click.echo(
             f"\ninterrupted; the rows so far are in {config.out}; complete it with --resume:\n"
             f"{resume_command(config)}",
@@ -391,7 +414,8 @@ def report(
     for line in failure_summary(result.rows):
         click.echo(line)
     click.echo(f"\nrows: {result.csv_path}\nmetadata: {result.meta_path}")
-    code = exit_code_for([row["status"] for row in result.rows])
+    twins = (config.against or {}).get("pairs", {})  # the old code's failures are not the run's
+    code = exit_code_for([row["status"] for row in result.rows if row["backend"] not in twins])
     if gate_options.baseline is not None:
         from harness import gate
 
@@ -402,6 +426,13 @@ def report(
             only_common=gate_options.only_common,
             scope={c.spec for c in config.backends},
         )
+        click.echo("\n" + verdict.markdown())
+        if code == RunExit.OK and verdict.exit_code == CheckExit.REGRESSION:
+            code = RunExit.REGRESSION
+    if config.against is not None:
+        from harness.gate import paired
+
+        verdict = paired.check_file(result.csv_path)
         click.echo("\n" + verdict.markdown())
         if code == RunExit.OK and verdict.exit_code == CheckExit.REGRESSION:
             code = RunExit.REGRESSION

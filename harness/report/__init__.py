@@ -43,12 +43,19 @@ def build(
     palette = plots.colours(data.backends(runs.frame))
     sections, toc = [html.provenance(runs.metas, runs.timeout_note)], [("provenance", "Provenance")]
     for index, (title, frame) in enumerate(data.groups(runs.frame)):
-        section = html.group_section(index, title, frame, runs.timeout, pair, palette, time)
+        raw = runs.raw.merge(frame[["dataset", "line", "puzzle"]].drop_duplicates())
+        spread = data.repeat_spread(raw)  # empty without --repeat
+        section = html.group_section(index, title, frame, runs.timeout, pair, palette, spread, time)
         sections.append(section)
         toc.append((f"dataset-{index}", title))
     if baseline is not None:
         sections.append(_baseline(baseline, paths, runs, palette))
         toc.append(("baseline", "Against the baseline"))
+    for index, (path, meta) in enumerate(runs.metas):  # runs made with --against REV
+        section = _paired(runs.raw[runs.raw["run"] == path], meta, f"paired-{index}", palette)
+        if section is not None:
+            sections.append(section)
+            toc.append((f"paired-{index}", f"Old against new: {Path(path).name}"))
     names = ", ".join(Path(p).name for p in paths)
     return html.page(sections, f"sudoku-harness report: {names}", toc)
 
@@ -56,7 +63,6 @@ def build(
 def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, palette) -> str:
     """The gate's findings (harness.gate, as ``harness check`` runs it) and time ratios."""
     from harness import gate
-    from harness.report import html, plots
     from harness.tables import frames as tables
 
     known: dict[str, bool] = dict(gate.deterministic_specs(baseline))
@@ -64,8 +70,15 @@ def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, pale
         known.update(gate.deterministic_specs(Path(path)))
     old = tables.load(baseline)
     verdict = gate.compare(old, runs.raw.drop(columns="run"), known)
-    findings = pd.DataFrame([vars(f) for f in verdict.findings])
     pairs = data.old_new(old, runs.raw)
+    return _section(verdict, pairs, palette, "baseline against new, per puzzle", "b")
+
+
+def _section(verdict, pairs: pd.DataFrame, palette, title: str, key: str, heading=None) -> str:
+    """A gate's verdict with its time ratios, the old-new plot and the per-puzzle pairs."""
+    from harness.report import html, plots
+
+    findings = pd.DataFrame([vars(f) for f in verdict.findings])
     ratios = []
     for (backend, dataset), rows in pairs.groupby(["backend", "dataset"], sort=True):
         ratio, low, high = data.ratio_interval(rows["old"], rows["new"])
@@ -79,6 +92,26 @@ def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, pale
                 "high": high,
             }
         )
-    figure = plots.old_new(pairs, "baseline against new, per puzzle", palette)
-    svg = plots.svg(figure, "b")
-    return html.baseline_section(verdict.headline, findings, pd.DataFrame(ratios), svg)
+    svg = plots.svg(plots.old_new(pairs, title, palette), key)
+    listed = data.puzzle_pairs(pairs)
+    extra = {} if heading is None else {"heading": heading}
+    return html.baseline_section(
+        verdict.headline, findings, pd.DataFrame(ratios), svg, listed, **extra
+    )
+
+
+def _paired(frame: pd.DataFrame, meta, anchor: str, palette) -> str | None:
+    """The section of a run made with ``--against``: each SPEC@REV against SPEC, paired."""
+    from harness.gate import paired
+    from harness.gate.baseline import _deterministic_in
+
+    pairs = [p for p in paired.pairs_in(meta) if set(p) <= set(frame["backend"])]
+    if not pairs:
+        return None
+    rows = frame.drop(columns="run")
+    verdict = paired.compare_pairs(rows, pairs, _deterministic_in(meta))
+    old = pd.concat([rows[rows.backend == o].assign(backend=n) for o, n in pairs])
+    new = rows[rows.backend.isin([n for _, n in pairs])]
+    title = f"old ({pairs[0][0].rpartition('@')[2]}) against new, per puzzle"
+    heading = (anchor, f"Old against new ({', '.join(o for o, _ in pairs)})")
+    return _section(verdict, data.old_new(old, new), palette, title, anchor, heading)

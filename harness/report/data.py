@@ -199,6 +199,9 @@ def summary(frame: pd.DataFrame, timeout: float) -> pd.DataFrame:
         rows.append(
             _row(backend, group["status"], group["solve_s"], ok, timeout)
             | {
+                "cpu_median_ms": 1000 * group.loc[ok, "solve_cpu_s"].median()
+                if "solve_cpu_s" in group
+                else None,
                 "nodes_median": group.loc[ok, "nodes"].median() if "nodes" in group else None,
                 "guesses_median": group.loc[ok, "guesses"].median() if "guesses" in group else None,
                 "fastest_alone": wins.get(backend, 0),
@@ -235,6 +238,31 @@ def _row(name: str, status: pd.Series, times: pd.Series, ok, timeout: float) -> 
         "par2_ms": 1000
         * par2(times.reset_index(drop=True), pd.Series(ok).reset_index(drop=True), timeout),
     }
+
+
+def repeat_spread(raw: pd.DataFrame) -> pd.DataFrame:
+    """Per backend run with ``--repeat``: over its correct answers' puzzles, the median of
+    the repeats' interquartile range relative to their median (%), and the median of their
+    fastest repeat (ms). Empty without repeats."""
+    answered = raw[correct(raw) & raw["solve_s"].notna()]
+    times = answered.groupby(["backend", "dataset", "line", "puzzle"], sort=False)["solve_s"]
+    quartiles = times.quantile([0.25, 0.75]).unstack()
+    per = pd.DataFrame(
+        {
+            "spread": (quartiles[0.75] - quartiles[0.25]) / times.median(),
+            "fastest": times.min(),
+            "n": times.size(),
+        }
+    ).reset_index()
+    per = per[per["n"] > 1]
+    if per.empty:
+        return pd.DataFrame(columns=["backend", "spread_pct", "min_ms"])
+    spread = per.groupby("backend", sort=False).agg(
+        spread_pct=("spread", "median"), min_ms=("fastest", "median")
+    )
+    return spread.assign(
+        spread_pct=spread.spread_pct * 100, min_ms=spread.min_ms * 1000
+    ).reset_index()
 
 
 def ranking(frame: pd.DataFrame, timeout: float) -> list[str]:
@@ -275,6 +303,16 @@ def old_new(baseline: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
     return pairs.rename(columns={"solve_s_x": "old", "solve_s_y": "new"})
 
 
+def puzzle_pairs(pairs: pd.DataFrame, limit: int = 40) -> pd.DataFrame:
+    """From :func:`old_new`'s pairs: per puzzle, old and new ms and their ratio, the
+    ``limit`` largest ratios first (the puzzles a slowdown shows on)."""
+    table = pairs.assign(
+        old_ms=pairs["old"] * 1000, new_ms=pairs["new"] * 1000, ratio=pairs["new"] / pairs["old"]
+    )
+    table = table.sort_values("ratio", ascending=False, kind="stable").head(limit)
+    return table[["backend", "dataset", "line", "old_ms", "new_ms", "ratio"]]
+
+
 def ratio_interval(old: pd.Series, new: pd.Series, confidence: float = 0.95):
     """The median of the per-puzzle ratios new / old, with a distribution-free confidence
     interval for it (order statistics of the sorted ratios, binomial ranks)."""
@@ -292,7 +330,7 @@ def ratio_interval(old: pd.Series, new: pd.Series, confidence: float = 0.95):
 
 
 #: The gate's verdicts, worst first: a backend x dataset takes the worst of its checks.
-VERDICTS = ("WRONG", "REGRESSION", "improved", "ok", "info")
+VERDICTS = ("WRONG", "REGRESSION", "INCONCLUSIVE", "improved", "ok", "info")
 
 
 def verdicts(findings: pd.DataFrame) -> pd.DataFrame:

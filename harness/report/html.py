@@ -59,6 +59,9 @@ HEADERS = {
     "own_ms": "own clock ms",
     "mean_ms": "mean ms",
     "max_ms": "max ms",
+    "cpu_median_ms": "CPU median ms",
+    "spread_pct": "repeat IQR %",
+    "min_ms": "fastest repeat ms",
     "par2_ms": "PAR-2 ms",
     "nodes_median": "nodes (median)",
     "guesses_median": "guesses (median)",
@@ -79,7 +82,7 @@ def table(frame: pd.DataFrame, headers: dict[str, str], sortable: bool = True) -
             numeric = not isinstance(value, str)
             raw = f' data-v="{value}"' if numeric and cell(c, value) else ""
             klass = ' class="n"' if numeric else ""
-            if value in ("WRONG", "REGRESSION"):
+            if value in ("WRONG", "REGRESSION", "INCONCLUSIVE"):
                 klass = ' class="bad"'
             cells.append(f"<td{klass}{raw}>{escape(cell(c, value))}</td>")
         rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
@@ -158,12 +161,16 @@ def group_section(
     timeout: float,
     pair: tuple[str, str] | None,
     palette: dict[str, tuple],
+    spread: pd.DataFrame | None = None,
     time: str = "solve",
 ) -> str:
     """One dataset (and grid size): its table, cactus (its time axis ``time``, a key of
-    :data:`harness.report.data.TIMES`), scatter and effort plots."""
+    :data:`harness.report.data.TIMES`), scatter and effort plots; with ``spread``
+    (:func:`data.repeat_spread`), the repeats' spread in the table."""
     anchor = f"dataset-{index}"
     summary = data.summary(frame, timeout)
+    if spread is not None and not spread.empty and not summary.empty:
+        summary = summary.merge(spread, on="backend", how="left")
     parts = [
         f'<section id="{anchor}" class="dataset"><h2>{escape(title)}</h2>',
         f'<h3>Summary</h3><div class="summary">{table(summary, HEADERS)}</div>',
@@ -209,9 +216,15 @@ def group_section(
 
 
 def baseline_section(
-    overall: str, findings: pd.DataFrame, ratios: pd.DataFrame, scatter_svg: str
+    overall: str,
+    findings: pd.DataFrame,
+    ratios: pd.DataFrame,
+    scatter_svg: str,
+    puzzles: pd.DataFrame | None = None,
+    heading: tuple[str, str] = ("baseline", "Against the baseline"),
 ) -> str:
-    """The gate's verdict per backend, time ratios with their confidence, and old vs new."""
+    """The gate's verdict per backend, time ratios with their confidence, old vs new per
+    puzzle (plotted, and the largest ratios listed); ``heading`` is (anchor, title)."""
     gate_headers = {c: c for c in ("backend", "dataset", "check", "baseline", "new", "verdict")}
     verdict_headers = {c: c for c in ("backend", "dataset", "verdict", "checks")}
     ratio_headers = {
@@ -222,8 +235,23 @@ def baseline_section(
         "low": "95% low",
         "high": "95% high",
     }
+    puzzle_headers = {
+        "backend": "backend",
+        "line": "line",
+        "old_ms": "old ms",
+        "new_ms": "new ms",
+        "ratio": "new/old",
+    }
+    listed = (
+        ""
+        if puzzles is None
+        else (
+            f"<details><summary>Per puzzle, largest ratios first ({len(puzzles)})</summary>"
+            f"{table(puzzles, puzzle_headers)}</details>"
+        )
+    )
     return (
-        '<section id="baseline"><h2>Against the baseline</h2>'
+        f'<section id="{heading[0]}"><h2>{escape(heading[1])}</h2>'
         '<p class="note">The verdict is harness check\'s (harness.gate). The ratio is the '
         "median of per-puzzle time ratios with a distribution-free 95% interval.</p>"
         f'<p class="verdict">harness check: <b>{escape(overall)}</b></p>'
@@ -231,7 +259,8 @@ def baseline_section(
         f"<details><summary>Every check ({len(findings)})</summary>"
         f"{table(findings, gate_headers)}</details>"
         f"<h3>Time ratio</h3>{table(ratios, ratio_headers)}"
-        f'<div class="plots"><figure class="oldnew">{scatter_svg}</figure></div></section>'
+        f'<div class="plots"><figure class="oldnew">{scatter_svg}</figure></div>'
+        f"{listed}</section>"
     )
 
 

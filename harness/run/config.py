@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from backends import NAMED_ONLY, REGISTRY, availability, backend_class, make_backend, parse_spec
 from backends.base import Backend
@@ -61,6 +61,7 @@ class RunConfig:
     skipped: Sequence[BadLine] = ()
     datasets: Sequence[str] = ()
     cluster: ClusterTarget | None = None  # None: local worker processes (``jobs`` of them)
+    against: dict[str, Any] | None = None  # --against: the revision (harness.run.against)
 
 
 class RunError(SudokuError):

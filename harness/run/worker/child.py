@@ -14,11 +14,13 @@ import faulthandler
 import os
 import signal
 import sys
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
 from backends.base import Status
-from harness.run.worker import reaper
+from harness.results import conditions
+from harness.run.worker import reaper, trees
 from harness.run.worker.measure import WorkerState, measure, perf_counter, warm_up
 from harness.run.worker.wire import Outcome, Ready, Warming, WireTask, readable
 
@@ -81,7 +83,11 @@ def _set_up(parent: int, inherited: tuple[int, ...], log: str) -> None:
 def _serve(tasks: Connection, results: Connection, clock: Any) -> None:
     """Answer batches of tasks until None. Answers go back in batches (see
     :mod:`harness.run.worker.wire`): what is done is sent when :data:`FLUSH_S` has passed
-    since the last batch, before a warm-up, and before the worker waits for tasks."""
+    since the last batch, before a warm-up, and before the worker waits for tasks. Between
+    tasks, every few seconds, the run's conditions are sampled
+    (:mod:`harness.results.conditions`)."""
+    measure_task, warm = trees.entry_points(measure, warm_up)  # SPEC@REV: another tree's
+    probe, probe_due = conditions.sampler(), 0.0
     state = WorkerState()
     send = results.send
     done: list[Any] = []  # answers not yet sent
@@ -98,26 +104,30 @@ def _serve(tasks: Connection, results: Connection, clock: Any) -> None:
             if (wire[0], wire[1]) not in state.warmed:  # the parent times it apart
                 send([*done, Warming()])
                 done = []
-                failure = warm_up(wire, state)
+                failure = warm(wire, state)
                 send([Ready(perf_counter(), failure)])  # the task's clock starts now
             started += 1
             clock[1] = perf_counter()  # the time first: the parent reads it second
             clock[0] = started
-            done.append(_answer_task(wire, state))
+            done.append(_answer_task(wire, state, measure_task))
             now = perf_counter()
+            if now >= probe_due:
+                probe_due = probe(now)
             if now - sent_at >= FLUSH_S:
                 send(done)
                 done, sent_at = [], now
 
 
-def _answer_task(wire: WireTask, state: WorkerState) -> tuple[Any, ...]:
+def _answer_task(
+    wire: WireTask, state: WorkerState, measure_task: Callable[..., tuple[Any, ...]]
+) -> tuple[Any, ...]:
     """One task's answer: measured, or ERROR at once when its warm-up failed. A backend
     whose process is gone after a task not answered is warmed up again (untimed) first."""
     key = (wire[0], wire[1])
     failure = state.broken.get(key)
     if failure is not None:
         return Outcome(Status.ERROR, failure).wire()
-    outcome = measure(wire, state)
+    outcome = measure_task(wire, state)
     if outcome[0] not in ANSWERED and getattr(state.cache[key[0]], "stale", 0):
         state.warmed.discard(key)  # its process is gone: restart it untimed
     return outcome
