@@ -58,8 +58,11 @@ def check(
     (or a CSV it cannot read). Times are divided by each run's calibration; when the runs'
     machines differ, only answers and counters are judged."""
     from harness import gate
+    from harness.results.metadata import read_meta
 
     try:
+        for path in (baseline, new):
+            read_meta(path)  # a .meta.json the gate cannot use is one line, as a bad CSV
         verdict = gate.check_files(
             baseline,
             new,

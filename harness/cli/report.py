@@ -37,6 +37,14 @@ def _write(path: Path, write) -> None:
         raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
+def _check_metadata(csvs) -> None:
+    """Refuse, in one line, a ``.meta.json`` beside one of ``csvs`` that cannot be used."""
+    from harness.results.metadata import read_meta
+
+    for path in csvs:
+        read_meta(path)
+
+
 results_argument = click.argument(
     "csvs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
 )
@@ -71,6 +79,7 @@ def report(csvs: tuple[Path, ...], out: Path, pair: str | None, baseline: Path |
     from harness.report import ReportError, build
 
     try:
+        _check_metadata([*csvs, *([baseline] if baseline else [])])
         text = build(csvs, _pair(pair), baseline)
     except (SudokuError, ReportError) as exc:
         raise UserError(str(exc)) from None
@@ -100,6 +109,7 @@ def plot(
     from harness.report import ReportError, check_pair, data, plots
 
     try:
+        _check_metadata(csvs)
         runs = data.load_runs(csvs)
         check_pair(runs, _pair(pair))
     except (SudokuError, ReportError) as exc:
@@ -139,14 +149,21 @@ def plot(
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option("--wide", is_flag=True, help="Every column in one table (text, markdown, csv).")
-def table(csvs: tuple[Path, ...], by: str | None, fmt: str, wide: bool) -> None:
+@click.option(
+    "--merge",
+    is_flag=True,
+    help="Pool the rows of every CSV as one run (by default each CSV is a run of its own, "
+    "named in a run column).",
+)
+def table(csvs: tuple[Path, ...], by: str | None, fmt: str, wide: bool, merge: bool) -> None:
     """Print the summary table of results CSVS, numbers in human form.
 
     Text and Markdown fit 100 columns (split in parts repeating the key columns) unless
-    --wide; CSV keeps the key columns unless --wide; JSON has every column.
+    --wide; CSV keeps the key columns unless --wide; JSON has every column. With several
+    CSVS, each is a run of its own (the run column names it) unless --merge. In CSV and
+    JSON, solved, correct and puzzles are numbers; a CSV cell a spreadsheet would run as a
+    formula gets a leading ' (as in results CSVs).
     """
-    import pandas as pd
-
     from harness.tables import frames as tables
 
     groups = None
@@ -156,10 +173,13 @@ def table(csvs: tuple[Path, ...], by: str | None, fmt: str, wide: bool) -> None:
         if unknown or not groups:
             raise UserError(f"--by takes backend, dataset and size, not {by!r}")
     try:
-        frame = pd.concat([tables.load(p) for p in csvs], ignore_index=True)
+        loaded = [(path, tables.load(path)) for path in csvs]
     except SudokuError as exc:
         raise UserError(str(exc)) from None
-    summary = tables.summary(frame, groups)
+    for path, frame in loaded:
+        if frame.empty:
+            raise UserError(f"{path}: no result rows")
+    summary = tables.summary_of_runs(loaded, groups, merge)
     width = None if wide else tables.WIDTH
     if fmt == "text":
         text = tables.render(summary, width)
@@ -168,7 +188,6 @@ def table(csvs: tuple[Path, ...], by: str | None, fmt: str, wide: bool) -> None:
     elif fmt == "json":
         text = tables.to_json(summary)
     else:
-        keys = [c for c in summary.columns if c in tables.KEY_COLUMNS or c in (groups or ())]
-        text = tables.to_csv(summary if wide else summary[keys])
+        text = tables.to_csv(summary, keys_only=not wide, extra_keys=groups or ())
     click.echo(text)
     sys.stdout.flush()
