@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from backends.errors import SudokuError
-from harness.cli.common import UserError, gate_options, out_option
+from harness.cli.common import WIDTH, UserError, fit, gate_options, out_option, write_file
 from harness.exit_codes import CheckExit
 
 
@@ -78,10 +78,31 @@ def check(
     except (KeyError, ValueError, OSError) as exc:
         raise UserError(f"cannot compare {baseline} and {new}: {exc}", CheckExit.WRONG) from None
     text = verdict.markdown()
-    click.echo(text)
+    click.echo(fit_markdown(text))
     if out is not None:
         try:
-            out.write_text(text + "\n")
-        except OSError as exc:
-            raise UserError(f"cannot write {out}: {exc.strerror}", CheckExit.WRONG) from None
+            write_file(out, lambda p: p.write_text(text + "\n", encoding="utf-8"))
+        except UserError as error:
+            raise UserError(error.message, CheckExit.WRONG) from None
     sys.exit(verdict.exit_code)
+
+
+#: The table's columns whose text may move below it, longest first, when a row is too wide.
+MOVABLE = (4, 3)  # new, baseline
+
+
+def fit_markdown(text: str, width: int = WIDTH) -> str:
+    """The verdict's Markdown for a terminal: a table row wider than ``width`` has its
+    longest baseline or new cell replaced by ``[k]``, that text given after the table as
+    ``[k] ...``; other long lines are wrapped (:func:`harness.cli.common.fit`)."""
+    lines, notes = [], []
+    for line in text.splitlines():
+        cells = line[2:-2].split(" | ") if line.startswith("| ") and line.endswith(" |") else []
+        for index in sorted(MOVABLE, key=lambda i: -len(cells[i])) if len(cells) == 6 else ():
+            if len(line) <= width:
+                break
+            notes.append(f"[{len(notes) + 1}] {cells[0]}, {cells[2]}: {cells[index]}")
+            cells[index] = f"[{len(notes)}]"
+            line = "| " + " | ".join(cells) + " |"
+        lines.append(line)
+    return fit("\n".join([*lines, *([""] if notes else []), *notes]), width)

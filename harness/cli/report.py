@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from backends.errors import SudokuError
-from harness.cli.common import UserError
+from harness.cli.common import UserError, write_file
 
 FORMATS = ("text", "markdown", "csv", "json")
 PLOT_SUFFIXES = (".svg", ".png", ".pdf")
@@ -28,13 +28,6 @@ def _need_matplotlib() -> None:
         import matplotlib  # noqa: F401 (only to know it is there)
     except ImportError:
         raise UserError("plots need matplotlib: pip install 'sudoku-harness[report]'") from None
-
-
-def _write(path: Path, write) -> None:
-    try:
-        write(path)
-    except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _check_metadata(csvs) -> None:
@@ -83,7 +76,7 @@ def report(csvs: tuple[Path, ...], out: Path, pair: str | None, baseline: Path |
         text = build(csvs, _pair(pair), baseline)
     except (SudokuError, ReportError) as exc:
         raise UserError(str(exc)) from None
-    _write(out, lambda p: p.write_text(text, encoding="utf-8"))
+    write_file(out, lambda p: p.write_text(text, encoding="utf-8"))
     click.echo(f"report: {out}")
 
 
@@ -135,7 +128,7 @@ def plot(
         figure = plots.scatter(
             points, *chosen, runs.timeout, f"{title}: {chosen[0]} vs {chosen[1]}"
         )
-    _write(out, lambda p: plots.save(figure, p))
+    write_file(out, lambda p: plots.save(figure, p))  # the temporary file keeps the suffix
     click.echo(f"{kind}: {out}")
 
 

@@ -22,6 +22,7 @@ from harness.cli.common import (
     UserError,
     default_out,
     distinct_files,
+    fit,
     gate_options,
     interrupted_code,
     jobs_option,
@@ -381,7 +382,7 @@ def report(
     if result.cross_checked:
         click.echo(f"cross-check: {result.cross_checked} claim(s) refuted by another backend")
     for line in failure_summary(result.rows):
-        click.echo(line)
+        click.echo(fit(line))
     click.echo(f"\nrows: {result.csv_path}\nmetadata: {result.meta_path}")
     code = exit_code_for([row["status"] for row in result.rows])
     if gate_options.baseline is not None:

@@ -165,7 +165,7 @@ def _problem(name: str, value: str) -> str:
         return f"{name} is empty"
     if name in INTEGER_COLUMNS or name in WHOLE_OR_EMPTY:
         return f"{name} is {shown}, not a whole number below 10^18"
-    return f"{name} is {shown}, not a finite number of zero or more"
+    return f"{name} is {shown}, not a number (finite, zero or more)"
 
 
 def _line_of(text: str, index: int) -> int:
