@@ -65,12 +65,23 @@ class HarnessGroup(click.Group):
     2, not click's usage block."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        closed = sys.stdout is None  # fd 1 closed before Python started (>&-)
-        if closed:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (stdout until the process ends)
+        if sys.stdout is not None:
+            return self._invoke(ctx)
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (fd 1 closed from the start: >&-)
+        code: int | str | None = 0
+        try:
+            self._invoke(ctx)
+        except SystemExit as done:
+            code = done.code
+        except click.exceptions.Exit as done:
+            code = done.exit_code
+        click.echo("harness: error: standard output is closed; nothing printed", err=True)
+        raise click.exceptions.Exit(RunExit.BROKEN_PIPE if code in (0, None) else code)
+
+    def _invoke(self, ctx: click.Context) -> Any:
         try:
             try:
-                done = super().invoke(ctx)
+                return super().invoke(ctx)
             finally:  # before exit, so a broken pipe is seen here, not at shutdown
                 sys.stdout.flush()
         except KeyboardInterrupt as stop:
@@ -87,10 +98,6 @@ class HarnessGroup(click.Group):
         except OSError as error:  # a full disk or a device that refuses: one line
             _stdout_to_devnull()
             raise UserError(cannot_write(error)) from None
-        if closed:
-            click.echo("harness: error: standard output is closed; nothing printed", err=True)
-            raise click.exceptions.Exit(RunExit.BROKEN_PIPE)
-        return done
 
 
 def cannot_write(error: OSError, path: object = None) -> str:
@@ -103,9 +110,17 @@ def cannot_write(error: OSError, path: object = None) -> str:
 def write_file(path: Path, write: Callable[[Path], None]) -> None:
     """Make ``path`` through ``write`` (given a temporary path beside it), then rename it
     into place: a full disk or a failure half-way leaves no partial file and any earlier
-    file as it was. An OSError is one line (:class:`UserError`)."""
+    file as it was. A path that is not a regular file (/dev/stdout, a FIFO) is written in
+    place. An OSError is one line (:class:`UserError`)."""
+    import stat
     import tempfile
 
+    try:
+        if path.exists() and not stat.S_ISREG(path.stat().st_mode):
+            write(path)
+            return
+    except OSError as exc:
+        raise UserError(cannot_write(exc, path)) from None
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
     os.close(fd)
     try:
