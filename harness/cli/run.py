@@ -214,7 +214,10 @@ def run(
         config = _config(given, jobs, out, resume)
         config = dataclasses.replace(config, cluster=cluster_target(cluster, scheduler_file, jobs))
         if baseline is not None:  # a baseline the gate cannot read fails now, not after the run
+            from harness.results.metadata import read_meta
+
             results.read_results(baseline)
+            read_meta(baseline)
         runner.validate(config)
     except SudokuError as exc:
         raise UserError(str(exc)) from None
