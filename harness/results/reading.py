@@ -30,6 +30,7 @@ from operator import methodcaller
 from pathlib import Path
 
 from backends.base import Status
+from harness.gc_pause import gc_paused
 from harness.results.schema import (
     INTEGER_COLUMNS,
     NUMBER_COLUMNS,
@@ -46,6 +47,7 @@ WHOLE_OR_EMPTY = ("size", "givens", "jobs", "solutions")
 #: The longest cell read (a 300 KB message is read; a longer one is not a results CSV).
 FIELD_LIMIT = 1 << 24
 _WHOLE = re.compile(r"[0-9]{1,18}").fullmatch
+_WHOLE_OR_EMPTY = re.compile(r"[0-9]{0,18}").fullmatch
 _QUOTED = methodcaller("startswith", "'")
 
 
@@ -74,17 +76,20 @@ def parse_text(path: Path | str, text: str) -> tuple[list[str], list[list[str]]]
     try:
         header = [unescape_cell(c) for c in next(reader, [])]
         _check_header(path, header)
-        width, rows = len(header), []
-        for fields in reader:
-            if len(fields) != width:
-                raise ResultsError(
-                    f"{path}:{reader.line_num}: {len(fields)} field(s), the header has {width}"
-                )
-            if any(map(_QUOTED, fields)):
-                fields = [unescape_cell(f) for f in fields]
-            rows.append(fields)
+        rows = list(reader)
     except csv.Error as exc:
         raise ResultsError(f"{path}:{reader.line_num}: not CSV: {exc}") from None
+    width = len(header)
+    if set(map(len, rows)) - {width}:
+        index = next(i for i, fields in enumerate(rows) if len(fields) != width)
+        count = len(rows[index])
+        raise ResultsError(
+            f"{path}:{_line_of(text, index)}: {count} field(s), the header has {width}"
+        )
+    if "'" in text:  # a cell may carry the formula escape (see harness.results.schema)
+        for i, fields in enumerate(rows):
+            if any(map(_QUOTED, fields)):
+                rows[i] = [unescape_cell(f) for f in fields]
     return header, rows
 
 
@@ -99,10 +104,11 @@ def _check_header(path: Path | str, header: Sequence[str]) -> None:
 
 def check_text(path: Path | str, text: str) -> tuple[list[str], list[list[str]]]:
     """:func:`parse_text`, then every cell checked (see the module's rules)."""
-    header, rows = parse_text(path, text)
-    if not rows:
-        return header, rows
-    columns = dict(zip(header, zip(*rows, strict=True), strict=True))
+    with gc_paused():  # millions of cells, none of them garbage: the collector's passes only cost
+        header, rows = parse_text(path, text)
+        if not rows:
+            return header, rows
+        columns = dict(zip(header, zip(*rows, strict=True), strict=True))
     for name in header:
         index = _first_bad(name, columns[name])
         if index is not None:
@@ -115,13 +121,15 @@ def check_text(path: Path | str, text: str) -> tuple[list[str], list[list[str]]]
 def _first_bad(name: str, cells: Sequence[str]) -> int | None:
     """The index of the first cell of column ``name`` that breaks its rule, or None."""
     if name == "status":
+        if STATUSES.issuperset(cells):
+            return None
         ok = STATUSES.__contains__
     elif name in TEXT_KEYS:
         ok = bool
     elif name in INTEGER_COLUMNS:
         ok = _WHOLE
     elif name in WHOLE_OR_EMPTY:
-        ok = _whole_or_empty
+        ok = _WHOLE_OR_EMPTY
     elif name in NUMBER_COLUMNS:
         if _all_numbers(cells):
             return None
@@ -141,10 +149,6 @@ def _all_numbers(cells: Sequence[str]) -> bool:
         return False
     total = sum(values)
     return math.isfinite(total) and min(values) >= 0
-
-
-def _whole_or_empty(cell: str) -> bool:
-    return not cell or _WHOLE(cell) is not None
 
 
 def _is_quantity(cell: str) -> bool:

@@ -48,7 +48,7 @@ def load(path: str | Path) -> pd.DataFrame:
     read as a (large) float.
     """
     text = reading.results_text(path)
-    header, _rows = reading.check_text(path, text)
+    header = reading.check_text(path, text)[0]  # the checked rows go: pandas reads its own
     if not header:
         return pd.DataFrame(columns=list(BASE_COLUMNS))
     try:
