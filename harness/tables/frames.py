@@ -172,9 +172,14 @@ def render_native(table: pd.DataFrame, width: int | None = WIDTH) -> str:
 
 def records(table: pd.DataFrame) -> list[dict[str, object]]:
     """Rows as plain dicts for JSON or CSV: numbers rounded to 6 significant figures, in
-    plain decimals, None where unknown; ``solved`` and ``correct`` as counts, after the
-    ``puzzles`` they are out of."""
-    return [_counts(row) for row in printed.records(table.to_dict("records"))]
+    plain decimals, None where unknown."""
+    return printed.records(table.to_dict("records"))
+
+
+def counted(table: pd.DataFrame) -> list[dict[str, object]]:
+    """:func:`records` with ``solved`` and ``correct`` as counts, after the ``puzzles``
+    they are out of (the tables give them as "done/planned" text)."""
+    return [_counts(row) for row in records(table)]
 
 
 def _counts(row: dict[str, object]) -> dict[str, object]:
@@ -192,7 +197,7 @@ def _counts(row: dict[str, object]) -> dict[str, object]:
 
 def to_json(table: pd.DataFrame) -> str:
     """The table as a JSON list of row objects, one key per line (for scripts)."""
-    return json.dumps(records(table), indent=1)
+    return json.dumps(counted(table), indent=1)
 
 
 def to_csv(table: pd.DataFrame, keys_only: bool = False, extra_keys: Sequence[str] = ()) -> str:
@@ -201,7 +206,7 @@ def to_csv(table: pd.DataFrame, keys_only: bool = False, extra_keys: Sequence[st
     ``keys_only``, only :data:`KEY_COLUMNS` and ``extra_keys``."""
     import csv
 
-    rows = records(table)
+    rows = counted(table)
     names = list(rows[0]) if rows else [str(c) for c in table.columns]
     if keys_only:
         names = [c for c in names if c in KEY_COLUMNS or c in extra_keys]
