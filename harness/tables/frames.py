@@ -70,12 +70,14 @@ def _typed(column: pd.Series) -> pd.Series:
     text with the formula escape taken off (see harness.results.schema)."""
     if pd.api.types.is_numeric_dtype(column):
         return column
-    cells = column.dropna()
-    if column.dtype == object and all(isinstance(v, int | float) for v in cells):
-        return column.astype(float)
-    if not cells.map(lambda v: isinstance(v, str) and v.startswith("'")).any():
+    if column.dtype == object:
+        cells = column.dropna()
+        if all(isinstance(v, int | float) for v in cells):
+            return column.astype(float)
+        return column.map(lambda v: unescape_cell(v) if isinstance(v, str) else v)
+    if not column.str.startswith("'").any():
         return column
-    return column.map(lambda v: unescape_cell(v) if isinstance(v, str) else v)
+    return column.map(unescape_cell, na_action="ignore")
 
 
 def _columns(frame: pd.DataFrame, names: Sequence[str]) -> puzzle_rows.Columns:
