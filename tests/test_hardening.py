@@ -305,3 +305,16 @@ def test_long_lines_are_wrapped_to_100_columns() -> None:
     table = f"| backend | dataset | check | baseline | new | verdict |\n{row}"
     lines = [*fit(message).splitlines(), *fit_markdown(table).splitlines()]
     assert [] == [line for line in lines if len(line) > 100]
+
+
+def test_report_keeps_runs_apart_unless_merged(tmp_path: Path) -> None:
+    """Two CSVs of one backend: the report labels it per file; --merge shows it once."""
+    a, b = write_run(tmp_path / "a.csv"), write_run(tmp_path / "b.csv")
+    pages = []
+    for extra in ([], ["--merge"]):
+        out = tmp_path / f"r{len(extra)}.html"
+        assert 0 == invoke("report", a, b, "-o", out, *extra).exit_code
+        pages.append(out.read_text())
+    assert [(True, True), (False, True)] == [
+        ("norvig (b)" in page, "norvig" in page) for page in pages
+    ]

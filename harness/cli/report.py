@@ -41,6 +41,12 @@ def _check_metadata(csvs) -> None:
 results_argument = click.argument(
     "csvs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
 )
+merge_option = click.option(
+    "--merge",
+    is_flag=True,
+    help="Pool the rows of every CSV as one run (by default each CSV stays a run of its own: "
+    "a run column in a table, a backend labelled with its file in a plot).",
+)
 pair_option = click.option(
     "--pair", default=None, help="Two backends A,B for the scatter plot [default: the two best]."
 )
@@ -63,7 +69,10 @@ pair_option = click.option(
     default=None,
     help="Add the gate's verdict against this CSV (as 'harness check' gives it).",
 )
-def report(csvs: tuple[Path, ...], out: Path, pair: str | None, baseline: Path | None) -> None:
+@merge_option
+def report(
+    csvs: tuple[Path, ...], out: Path, pair: str | None, baseline: Path | None, merge: bool
+) -> None:
     """Write one self-contained HTML page (plots, tables, provenance) for results CSVS.
 
     It works offline: inline SVG and no network reference.
@@ -73,7 +82,7 @@ def report(csvs: tuple[Path, ...], out: Path, pair: str | None, baseline: Path |
 
     try:
         _check_metadata([*csvs, *([baseline] if baseline else [])])
-        text = build(csvs, _pair(pair), baseline)
+        text = build(csvs, _pair(pair), baseline, merge)
     except (SudokuError, ReportError) as exc:
         raise UserError(str(exc)) from None
     write_file(out, lambda p: p.write_text(text, encoding="utf-8"))
@@ -92,8 +101,14 @@ def report(csvs: tuple[Path, ...], out: Path, pair: str | None, baseline: Path |
 )
 @pair_option
 @click.option("--dataset", default=None, help="Dataset to draw, by file name [default: the first].")
+@merge_option
 def plot(
-    kind: str, csvs: tuple[Path, ...], out: Path, pair: str | None, dataset: str | None
+    kind: str,
+    csvs: tuple[Path, ...],
+    out: Path,
+    pair: str | None,
+    dataset: str | None,
+    merge: bool,
 ) -> None:
     """Draw one plot of results CSVS: cactus, scatter (two backends) or effort."""
     if out.suffix.lower() not in PLOT_SUFFIXES:
@@ -103,7 +118,7 @@ def plot(
 
     try:
         _check_metadata(csvs)
-        runs = data.load_runs(csvs)
+        runs = data.load_runs(csvs, merge)
         check_pair(runs, _pair(pair))
     except (SudokuError, ReportError) as exc:
         raise UserError(str(exc)) from None
@@ -142,12 +157,7 @@ def plot(
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option("--wide", is_flag=True, help="Every column in one table (text, markdown, csv).")
-@click.option(
-    "--merge",
-    is_flag=True,
-    help="Pool the rows of every CSV as one run (by default each CSV is a run of its own, "
-    "named in a run column).",
-)
+@merge_option
 def table(csvs: tuple[Path, ...], by: str | None, fmt: str, wide: bool, merge: bool) -> None:
     """Print the summary table of results CSVS, numbers in human form.
 

@@ -32,11 +32,13 @@ def build(
     paths: Sequence[str | Path],
     pair: tuple[str, str] | None = None,
     baseline: Path | None = None,
+    merge: bool = False,
 ) -> str:
-    """The page for the results CSVs ``paths`` (and, given one, a baseline CSV)."""
+    """The page for the results CSVs ``paths`` (and, given one, a baseline CSV); with
+    ``merge``, their rows pooled as one run."""
     from harness.report import html, plots
 
-    runs = data.load_runs(paths)
+    runs = data.load_runs(paths, merge)
     check_pair(runs, pair)
     palette = plots.colours(data.backends(runs.frame))
     sections, toc = [html.provenance(runs.metas, runs.timeout_note)], [("provenance", "Provenance")]
