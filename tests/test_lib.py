@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import math
 import shutil
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from backends.errors import BackendOptionError
 from backends.lib import LibBackend
 from harness.cli import main
 from harness.results import read_rows
+from harness.run.config import bare_worker_mib
 from tests.conftest import PROJECT, pattern_puzzle
 
 EXAMPLE = PROJECT / "examples" / "lib" / "solver.c"
@@ -179,9 +181,11 @@ def test_negative_return_is_unknown_with_the_value(tmp_path: Path, faulty: Path)
 
 
 def test_memory_limit_holds(tmp_path: Path, faulty: Path) -> None:
-    """A call that takes 400 MiB under a 250 MiB limit is MEMOUT; the next one solves."""
+    """A call that takes 400 MiB more than a bare worker, under a lower limit, is MEMOUT; the
+    next one solves."""
+    limit = max(250, math.ceil(1.5 * bare_worker_mib()) + 10)  # a worker forks this process
     code, rows = run(
-        tmp_path, f"lib:{faulty}:hog", three_puzzles(tmp_path), "--memory-limit", "250"
+        tmp_path, f"lib:{faulty}:hog", three_puzzles(tmp_path), "--memory-limit", str(limit)
     )
     assert (4, ["SOLVED", "MEMOUT", "SOLVED"]) == (code, [row["status"] for row in rows])
 

@@ -272,10 +272,10 @@ def test_edge_cases_match_pandas(tmp_path: Path) -> None:
 
 
 def test_edge_cases_of_one_row_per_puzzle_match_pandas(tmp_path: Path) -> None:
-    """Without repeats (the rows kept as read): unknown and NA statuses and sizes too."""
+    """Without repeats (the rows kept as read): UNKNOWN statuses and unknown sizes too."""
     rows = [r for r in edge_rows() if r["repeat"] == 0]
-    rows[0] |= {"status": "", "size": "NA"}
-    rows[4] |= {"status": "NA", "size": ""}
+    rows[0] |= {"status": "UNKNOWN", "size": ""}
+    rows[4] |= {"status": "UNKNOWN", "size": ""}
     csv = tmp_path / "edge.csv"
     pd.DataFrame(rows).to_csv(csv, index=False)
     assert_matches_pandas(csv)

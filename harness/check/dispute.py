@@ -6,7 +6,8 @@ backend reports only its first solution. The harness then looks itself for a sol
 other than that grid, by plain bitmask backtracking that shares no code with any backend;
 what it finds is checked by :mod:`harness.check.checker` like any answer. Finding one refutes the
 unique claim; exhausting the search refutes the claim of two. See
-:func:`harness.check.crosscheck.cross_check`.
+:func:`harness.check.crosscheck.cross_check`. A lone backend's claim of two solutions is
+checked the same way, within a budget of search nodes (:func:`harness.check.judge.judge`).
 """
 
 from __future__ import annotations
@@ -17,15 +18,18 @@ from math import isqrt
 
 
 class Unsettled(Exception):
-    """The search ran out of its time budget before settling the count."""
+    """The search ran out of its time or node budget before settling the count."""
 
 
 def other_solution(
-    givens: Sequence[int], known: Sequence[int], seconds: float
+    givens: Sequence[int],
+    known: Sequence[int],
+    seconds: float = float("inf"),
+    max_nodes: int | None = None,
 ) -> tuple[int, ...] | None:
     """A completion of ``givens`` other than ``known``, or None when ``known`` is the only one.
 
-    Raises :class:`Unsettled` after ``seconds`` without an answer.
+    Raises :class:`Unsettled` after ``seconds`` or ``max_nodes`` search nodes without an answer.
     """
     n = isqrt(len(givens))
     box = isqrt(n)
@@ -51,6 +55,8 @@ def other_solution(
         steps += 1
         if steps % 1024 == 0 and time.perf_counter() > deadline:
             raise Unsettled(f"no answer within {seconds:g} s")
+        if max_nodes is not None and steps > max_nodes:
+            raise Unsettled(f"no answer within {max_nodes:,} search nodes")
         best, best_free, best_count = None, 0, n + 1
         for entry in empty:  # the open cell with the fewest candidates
             if cells[entry[0]]:

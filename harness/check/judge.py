@@ -4,6 +4,14 @@
 expected count and solution, and turns late or over-memory answers into TIMEOUT and MEMOUT;
 :func:`settle_count` settles a disputed solution count with the harness's own search
 (:mod:`harness.check.dispute`). Nothing here runs a backend.
+
+A claim of two (or more) solutions under ``--limit-solutions 2`` that the file's count
+cannot check is checked by the same search, looking for a solution other than the answer:
+exhausting the search refutes the claim (WRONG), finding one confirms it. The search stops
+after :data:`CLAIM_NODES` nodes (well under a second; a 9x9 puzzle needs a few hundred); the
+row then keeps its status, its message saying the claim went unconfirmed. A claim of one
+solution is not searched: a second backend's cross-check settles it
+(:func:`harness.check.crosscheck.cross_check`).
 """
 
 from __future__ import annotations
@@ -19,6 +27,9 @@ from harness.check.checker import check_solution, first_difference
 from harness.puzzles.readers import PuzzleRecord
 from harness.run.worker import Outcome
 from harness.tables.humanize import seconds
+
+#: The search nodes the harness spends on one claim of two solutions (see the module).
+CLAIM_NODES = 50_000
 
 
 def judge(
@@ -55,6 +66,9 @@ def judge(
     count = record.expected_count
     if reason is None and answered and count is not None and min(count, limit) != found:
         reason = f"found {found} solution(s) under limit {limit}, the file says {count}"
+    note = None
+    if reason is None and count is None and 2 <= found <= limit:
+        reason, note = claim_of_two(record.puzzle, answer)
     spent = (outcome.encode_s or 0.0) + (outcome.solve_s or 0.0)
     peak = outcome.peak_rss_mib or 0.0
     if found > limit:  # the contract counts only up to the limit: this is not an answer
@@ -76,7 +90,21 @@ def judge(
         )
     else:
         fields["status"] = status
+        if note is not None:
+            fields["message"] = note
     return fields
+
+
+def claim_of_two(puzzle: Puzzle, answer: Sequence[int]) -> tuple[str | None, str | None]:
+    """(why the claim of two solutions is wrong, or None; a note when the search could not
+    tell): the harness's own search for a solution of ``puzzle`` other than ``answer``."""
+    try:
+        other = dispute.other_solution(puzzle.cells, answer, max_nodes=CLAIM_NODES)
+    except dispute.Unsettled as stop:
+        return None, f"a second solution claimed, unconfirmed: the harness's search found {stop}"
+    if other is None:
+        return "claimed 2 solutions; the harness's own search finds only this one", None
+    return None, None
 
 
 def settle_count(puzzle_text: str, solution_text: str, seconds: float) -> str | None:

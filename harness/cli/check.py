@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from backends.errors import SudokuError
-from harness.cli.common import UserError, gate_options, out_option
+from harness.cli.common import WIDTH, UserError, fit, gate_options, out_option, write_file
 from harness.exit_codes import CheckExit
 
 
@@ -68,8 +68,12 @@ def check(
     in differ (load), time is INCONCLUSIVE. With one CSV: its pairs, old against new (a run
     made with --against, or --pair OLD,NEW)."""
     from harness import gate
+    from harness.results.metadata import read_meta
 
     try:
+        for path in (baseline, new):
+            if path is not None:
+                read_meta(path)  # a .meta.json the gate cannot use is one line, as a bad CSV
         if new is None or pair is not None:
             verdict = _paired(baseline, new, pair, tolerance, time_ratio, alpha, ignore_time)
         else:
@@ -88,12 +92,12 @@ def check(
     except (KeyError, ValueError, OSError) as exc:
         raise UserError(f"cannot compare {baseline} and {new}: {exc}", CheckExit.WRONG) from None
     text = verdict.markdown()
-    click.echo(text)
+    click.echo(fit_markdown(text))
     if out is not None:
         try:
-            out.write_text(text + "\n")
-        except OSError as exc:
-            raise UserError(f"cannot write {out}: {exc.strerror}", CheckExit.WRONG) from None
+            write_file(out, lambda p: p.write_text(text + "\n", encoding="utf-8"))
+        except UserError as error:
+            raise UserError(error.message, CheckExit.WRONG) from None
     sys.exit(verdict.exit_code)
 
 
@@ -113,3 +117,24 @@ def _paired(
         raise UserError(f"--pair judges one run; give {run} alone", CheckExit.WRONG)
     ratio = paired.PAIRED_TIME_RATIO if time_ratio is None else time_ratio
     return paired.check_file(run, pair, tolerance, ratio, alpha, compare_time=not ignore_time)
+
+
+#: The table's columns whose text may move below it, longest first, when a row is too wide.
+MOVABLE = (4, 3)  # new, baseline
+
+
+def fit_markdown(text: str, width: int = WIDTH) -> str:
+    """The verdict's Markdown for a terminal: a table row wider than ``width`` has its
+    longest baseline or new cell replaced by ``[k]``, that text given after the table as
+    ``[k] ...``; other long lines are wrapped (:func:`harness.cli.common.fit`)."""
+    lines, notes = [], []
+    for line in text.splitlines():
+        cells = line[2:-2].split(" | ") if line.startswith("| ") and line.endswith(" |") else []
+        for index in sorted(MOVABLE, key=lambda i: -len(cells[i])) if len(cells) == 6 else ():
+            if len(line) <= width:
+                break
+            notes.append(f"[{len(notes) + 1}] {cells[0]}, {cells[2]}: {cells[index]}")
+            cells[index] = f"[{len(notes)}]"
+            line = "| " + " | ".join(cells) + " |"
+        lines.append(line)
+    return fit("\n".join([*lines, *([""] if notes else []), *notes]), width)

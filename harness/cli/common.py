@@ -3,6 +3,7 @@ reading puzzle files for a command."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -58,10 +59,26 @@ def interrupted_code(stop: KeyboardInterrupt) -> int:
 class HarnessGroup(click.Group):
     """The command group: Ctrl-C while a command starts or reads is one line and exit 130
     (click alone would print "Aborted!" and exit 1, the code of a regression); a closed
-    stdout (``harness run ... | head``) ends a command quietly with 141; a bad option or
-    value is one line and exit 2, not click's usage block."""
+    stdout (``harness run ... | head``) ends a command quietly with 141, and one closed from
+    the start (``>&-``) with one line and 141 once the command is done; an output it cannot
+    write (a full disk) is one line and exit 2; a bad option or value is one line and exit
+    2, not click's usage block."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        if sys.stdout is not None:
+            return self._invoke(ctx)
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (fd 1 closed from the start: >&-)
+        code: int | str | None = 0
+        try:
+            self._invoke(ctx)
+        except SystemExit as done:
+            code = done.code
+        except click.exceptions.Exit as done:
+            code = done.exit_code
+        click.echo("harness: error: standard output is closed; nothing printed", err=True)
+        raise click.exceptions.Exit(RunExit.BROKEN_PIPE if code in (0, None) else code)
+
+    def _invoke(self, ctx: click.Context) -> Any:
         try:
             try:
                 return super().invoke(ctx)
@@ -71,13 +88,57 @@ class HarnessGroup(click.Group):
             click.echo("\nharness: interrupted", err=True)
             raise click.exceptions.Exit(interrupted_code(stop)) from None
         except BrokenPipeError:  # stdout closed early (| head): nothing more to write there
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            _stdout_to_devnull()
             raise click.exceptions.Exit(RunExit.BROKEN_PIPE) from None
         except click.exceptions.NoArgsIsHelpError:  # no arguments at all: click shows the help
             raise
         except click.UsageError as error:  # a bad option or value: one line, as every user error
             where = f" (see '{error.ctx.command_path} --help')" if error.ctx else ""
             raise UserError(f"{error.format_message()}{where}", error.exit_code) from None
+        except OSError as error:  # a full disk or a device that refuses: one line
+            _stdout_to_devnull()
+            raise UserError(cannot_write(error)) from None
+
+
+def cannot_write(error: OSError, path: object = None) -> str:
+    """One line for an output that could not be written: its file (standard output when
+    none is named) and why."""
+    where = path or error.filename or "standard output"
+    return f"cannot write {where}: {error.strerror or error}"
+
+
+def write_file(path: Path, write: Callable[[Path], None]) -> None:
+    """Make ``path`` through ``write`` (given a temporary path beside it), then rename it
+    into place: a full disk or a failure half-way leaves no partial file and any earlier
+    file as it was. A path that is not a regular file (/dev/stdout, a FIFO) is written in
+    place. An OSError is one line (:class:`UserError`)."""
+    import stat
+    import tempfile
+
+    try:
+        if path.exists() and not stat.S_ISREG(path.stat().st_mode):
+            write(path)
+            return
+    except OSError as exc:
+        raise UserError(cannot_write(exc, path)) from None
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
+    os.close(fd)
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        write(Path(tmp))
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise UserError(cannot_write(exc, path)) from None
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _stdout_to_devnull() -> None:
+    """Point fd 1 at /dev/null: what is still buffered for stdout goes nowhere, quietly."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _folder_exists(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
@@ -149,6 +210,25 @@ class UserError(click.ClickException):
         click.echo(f"harness: error: {self.format_message()}", err=True)
 
 
+#: The widest line a command prints.
+WIDTH = 100
+
+
+def fit(text: str, width: int = WIDTH) -> str:
+    """``text`` with every line longer than ``width`` wrapped, the rest of it indented by
+    four spaces (a long path or message is cut where it must be)."""
+    import textwrap
+
+    lines = []
+    for line in text.splitlines():
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        wrapped = textwrap.wrap(line, width, subsequent_indent="    ", break_on_hyphens=False)
+        lines.extend(wrapped)
+    return "\n".join(lines)
+
+
 def distinct_files(files: Sequence[str]) -> list[str]:
     """``files`` with any file named twice (even by another path) kept once, first name
     first: each puzzle is measured once per backend and repeat."""
@@ -172,13 +252,13 @@ def load_records(
         records.extend(result.records)
         bad.extend(result.bad)
     if bad and not skip_invalid:
-        click.echo(format_bad_lines(bad, limit=max_bad), err=True)
+        click.echo(fit(format_bad_lines(bad, limit=max_bad)), err=True)
         raise UserError(
             f"{len(bad)} bad puzzle line(s); fix them or pass --skip-invalid to run the rest"
         )
     if bad:
         click.echo(f"skipping {len(bad)} bad line(s):", err=True)
-        click.echo(format_bad_lines(bad, limit=max_bad), err=True)
+        click.echo(fit(format_bad_lines(bad, limit=max_bad)), err=True)
     if not records:
         raise UserError(f"no puzzles found in {', '.join(files)}")
     return records, bad

@@ -16,6 +16,7 @@ from harness.cli.common import (
     out_option,
     quiet_option,
     timeout_option,
+    write_file,
 )
 
 
@@ -39,27 +40,46 @@ def explain(puzzle: str, timeout: float) -> None:
 
 @click.command("rate")
 @click.argument("files", nargs=-1, required=True)
-@out_option("CSV to write [default: results/<file stems>-rating.csv].")
+@out_option("CSV to write [default: results/<file stems>-rating.csv, -2, -3, ... if taken].")
 @timeout_option(60.0, "Seconds per puzzle; a puzzle not rated in time is 'unrated'.")
 @click.option("--skip-invalid", is_flag=True, help="Rate the good lines, skip the bad ones.")
+@click.option("--force", is_flag=True, help="Replace --out when it exists.")
 @quiet_option()
 def rate(
-    files: tuple[str, ...], out: Path | None, timeout: float, skip_invalid: bool, quiet: bool
+    files: tuple[str, ...],
+    out: Path | None,
+    timeout: float,
+    skip_invalid: bool,
+    force: bool,
+    quiet: bool,
 ) -> None:
-    """Rate the difficulty of every puzzle in FILES: a CSV and a tier count table."""
-    from harness.puzzles import rating
+    """Rate the difficulty of every puzzle in FILES: a CSV and a tier count table.
 
-    path = out or RESULTS_DIR / f"{file_stems(files)}-rating.csv"
-    if path.exists():  # as `harness run` does, never overwrite a file
-        raise UserError(f"{path} exists; choose another --out")
+    A text a spreadsheet would run as a formula (a dataset named =...) gets a leading '
+    in the CSV, as in results CSVs.
+    """
+    from harness.puzzles import rating
+    from harness.results import escape_cell
+
+    if out is not None and out.exists() and not force:  # as `harness run`: never overwrite
+        raise UserError(f"{out} exists; choose another --out, or pass --force to replace it")
+    path = out or _free_name(RESULTS_DIR / f"{file_stems(files)}-rating.csv")
     records, _bad = load_records(files, skip_invalid, 20)
     with click.progressbar(
         length=len(records), label="rating", file=sys.stderr, show_pos=True, hidden=quiet
     ) as bar:
         rows = rating.rate_records(records, time_limit=timeout, progress=bar.update)
-    try:
-        rating.write_csv(rows, path)
-    except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc}") from None
+    cells = [{k: escape_cell(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_file(path, lambda p: rating.write_csv(cells, p))
     click.echo(rating.tier_table(rows))
     click.echo(f"\nrows: {path}")
+
+
+def _free_name(path: Path) -> Path:
+    """``path``, or ``path`` with -2, -3, ... before its suffix: the first that is free."""
+    free, n = path, 1
+    while free.exists():
+        n += 1
+        free = path.with_name(f"{path.stem}-{n}{path.suffix}")
+    return free

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from backends.errors import SudokuError
-from harness.cli.common import UserError, jobs_option, out_option, quiet_option
+from harness.cli.common import UserError, jobs_option, out_option, quiet_option, write_file
 from harness.puzzles import generate as generate_lib
 
 
@@ -98,11 +98,13 @@ def generate(size: str, jobs: int, out: Path | None, quiet: bool, **options: Any
     record = generate_lib.GenerateOptions(size=int(size), **options)
     progress = None if quiet else (lambda message: click.echo(message, err=True))
     try:
-        text = generate_lib.write(generate_lib.generate(record, jobs, progress), out)
+        text = generate_lib.write(generate_lib.generate(record, jobs, progress), None)
     except SudokuError as exc:
         raise UserError(str(exc)) from None
     if out is None:
         click.echo(text, nl=False)
+    else:
+        write_file(out, lambda p: p.write_text(text, encoding="utf-8"))
 
 
 @click.command("python -m harness.puzzles.generate")

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from backends.errors import SudokuError
-from harness.cli.common import UserError
+from harness.cli.common import UserError, write_file
 
 FORMATS = ("text", "markdown", "csv", "json")
 PLOT_SUFFIXES = (".svg", ".png", ".pdf")
@@ -30,15 +30,22 @@ def _need_matplotlib() -> None:
         raise UserError("plots need matplotlib: pip install 'sudoku-harness[report]'") from None
 
 
-def _write(path: Path, write) -> None:
-    try:
-        write(path)
-    except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+def _check_metadata(csvs) -> None:
+    """Refuse, in one line, a ``.meta.json`` beside one of ``csvs`` that cannot be used."""
+    from harness.results.metadata import read_meta
+
+    for path in csvs:
+        read_meta(path)
 
 
 results_argument = click.argument(
     "csvs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+merge_option = click.option(
+    "--merge",
+    is_flag=True,
+    help="Pool the rows of every CSV as one run (by default each CSV stays a run of its own: "
+    "a run column in a table, a backend labelled with its file in a plot).",
 )
 pair_option = click.option(
     "--pair", default=None, help="Two backends A,B for the scatter plot [default: the two best]."
@@ -72,8 +79,14 @@ time_option = click.option(
     help="Add the gate's verdict against this CSV (as 'harness check' gives it).",
 )
 @time_option
+@merge_option
 def report(
-    csvs: tuple[Path, ...], out: Path, pair: str | None, baseline: Path | None, time: str
+    csvs: tuple[Path, ...],
+    out: Path,
+    pair: str | None,
+    baseline: Path | None,
+    time: str,
+    merge: bool,
 ) -> None:
     """Write one self-contained HTML page (plots, tables, provenance) for results CSVS.
 
@@ -83,10 +96,11 @@ def report(
     from harness.report import ReportError, build
 
     try:
-        text = build(csvs, _pair(pair), baseline, time)
+        _check_metadata([*csvs, *([baseline] if baseline else [])])
+        text = build(csvs, _pair(pair), baseline, time, merge)
     except (SudokuError, ReportError) as exc:
         raise UserError(str(exc)) from None
-    _write(out, lambda p: p.write_text(text, encoding="utf-8"))
+    write_file(out, lambda p: p.write_text(text, encoding="utf-8"))
     click.echo(f"report: {out}")
 
 
@@ -103,8 +117,15 @@ def report(
 @pair_option
 @click.option("--dataset", default=None, help="Dataset to draw, by file name [default: the first].")
 @time_option
+@merge_option
 def plot(
-    kind: str, csvs: tuple[Path, ...], out: Path, pair: str | None, dataset: str | None, time: str
+    kind: str,
+    csvs: tuple[Path, ...],
+    out: Path,
+    pair: str | None,
+    dataset: str | None,
+    time: str,
+    merge: bool,
 ) -> None:
     """Draw one plot of results CSVS: cactus, scatter (two backends) or effort."""
     if out.suffix.lower() not in PLOT_SUFFIXES:
@@ -113,7 +134,8 @@ def plot(
     from harness.report import ReportError, check_pair, data, plots
 
     try:
-        runs = data.load_runs(csvs)
+        _check_metadata(csvs)
+        runs = data.load_runs(csvs, merge)
         check_pair(runs, _pair(pair))
     except (SudokuError, ReportError) as exc:
         raise UserError(str(exc)) from None
@@ -141,7 +163,7 @@ def plot(
         figure = plots.scatter(
             points, *chosen, runs.timeout, f"{title}: {chosen[0]} vs {chosen[1]}"
         )
-    _write(out, lambda p: plots.save(figure, p))
+    write_file(out, lambda p: plots.save(figure, p))  # the temporary file keeps the suffix
     click.echo(f"{kind}: {out}")
 
 
@@ -155,14 +177,16 @@ def plot(
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option("--wide", is_flag=True, help="Every column in one table (text, markdown, csv).")
-def table(csvs: tuple[Path, ...], by: str | None, fmt: str, wide: bool) -> None:
+@merge_option
+def table(csvs: tuple[Path, ...], by: str | None, fmt: str, wide: bool, merge: bool) -> None:
     """Print the summary table of results CSVS, numbers in human form.
 
     Text and Markdown fit 100 columns (split in parts repeating the key columns) unless
-    --wide; CSV keeps the key columns unless --wide; JSON has every column.
+    --wide; CSV keeps the key columns unless --wide; JSON has every column. With several
+    CSVS, each is a run of its own (the run column names it) unless --merge. In CSV and
+    JSON, solved, correct and puzzles are numbers; a CSV cell a spreadsheet would run as a
+    formula gets a leading ' (as in results CSVs).
     """
-    import pandas as pd
-
     from harness.tables import frames as tables
 
     groups = None
@@ -172,10 +196,13 @@ def table(csvs: tuple[Path, ...], by: str | None, fmt: str, wide: bool) -> None:
         if unknown or not groups:
             raise UserError(f"--by takes backend, dataset and size, not {by!r}")
     try:
-        frame = pd.concat([tables.load(p) for p in csvs], ignore_index=True)
+        loaded = [(path, tables.load(path)) for path in csvs]
     except SudokuError as exc:
         raise UserError(str(exc)) from None
-    summary = tables.summary(frame, groups)
+    for path, frame in loaded:
+        if frame.empty:
+            raise UserError(f"{path}: no result rows")
+    summary = tables.summary_of_runs(loaded, groups, merge)
     width = None if wide else tables.WIDTH
     if fmt == "text":
         text = tables.render(summary, width)
@@ -184,7 +211,6 @@ def table(csvs: tuple[Path, ...], by: str | None, fmt: str, wide: bool) -> None:
     elif fmt == "json":
         text = tables.to_json(summary)
     else:
-        keys = [c for c in summary.columns if c in tables.KEY_COLUMNS or c in (groups or ())]
-        text = tables.to_csv(summary if wide else summary[keys])
+        text = tables.to_csv(summary, keys_only=not wide, extra_keys=groups or ())
     click.echo(text)
     sys.stdout.flush()

@@ -22,6 +22,7 @@ from harness.cli.common import (
     UserError,
     default_out,
     distinct_files,
+    fit,
     gate_options,
     interrupted_code,
     jobs_option,
@@ -242,7 +243,10 @@ def _checked_config(
     try:
         config = dataclasses.replace(_config(given, jobs, out, resume), cluster=target)
         if baseline is not None:
+            from harness.results.metadata import read_meta
+
             results.read_results(baseline)
+            read_meta(baseline)
         runner.validate(config)
     except SudokuError as exc:
         raise UserError(str(exc)) from None
@@ -412,7 +416,7 @@ def report(
     if result.cross_checked:
         click.echo(f"cross-check: {result.cross_checked} claim(s) refuted by another backend")
     for line in failure_summary(result.rows):
-        click.echo(line)
+        click.echo(fit(line))
     click.echo(f"\nrows: {result.csv_path}\nmetadata: {result.meta_path}")
     twins = (config.against or {}).get("pairs", {})  # the old code's failures are not the run's
     code = exit_code_for([row["status"] for row in result.rows if row["backend"] not in twins])

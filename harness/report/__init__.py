@@ -33,12 +33,14 @@ def build(
     pair: tuple[str, str] | None = None,
     baseline: Path | None = None,
     time: str = "solve",
+    merge: bool = False,
 ) -> str:
     """The page for the results CSVs ``paths`` (and, given one, a baseline CSV); ``time``
-    is the cactus plots' time axis (a key of :data:`harness.report.data.TIMES`)."""
+    is the cactus plots' time axis (a key of :data:`harness.report.data.TIMES`); with
+    ``merge``, their rows pooled as one run."""
     from harness.report import html, plots
 
-    runs = data.load_runs(paths)
+    runs = data.load_runs(paths, merge)
     check_pair(runs, pair)
     palette = plots.colours(data.backends(runs.frame))
     sections, toc = [html.provenance(runs.metas, runs.timeout_note)], [("provenance", "Provenance")]

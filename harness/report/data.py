@@ -40,11 +40,11 @@ class Runs:
     timeout_note: str = ""
 
 
-def load_runs(paths: Sequence[str | Path]) -> Runs:
+def load_runs(paths: Sequence[str | Path], merge: bool = False) -> Runs:
     """Read results CSVs (raises :class:`ResultsError` naming a bad one).
 
     A backend that appears in more than one CSV is labelled ``spec (file stem)`` so two runs
-    of it stay apart.
+    of it stay apart, unless ``merge`` pools them.
     """
     frames = []
     for path in paths:
@@ -55,7 +55,7 @@ def load_runs(paths: Sequence[str | Path]) -> Runs:
     owners: dict[str, set[str]] = {}
     for frame in frames:
         for spec in frame["backend"].unique():
-            owners.setdefault(spec, set()).add(frame["run"].iloc[0])
+            owners.setdefault(spec, set()).add("" if merge else frame["run"].iloc[0])
     for i, frame in enumerate(frames):
         stem = Path(frame["run"].iloc[0]).stem
         shared = frame["backend"].map(lambda s: len(owners[s]) > 1)

@@ -4,7 +4,8 @@
 - :mod:`.writer`: appending rows so that an interrupted run leaves a valid file;
 - :mod:`.reading`: reading a results CSV back, every row checked;
 - :mod:`.lock`: one run writes a CSV at a time;
-- :mod:`.provenance`: the ``.meta.json`` written beside every results CSV.
+- :mod:`.provenance`: the ``.meta.json`` written beside every results CSV;
+- :mod:`.metadata`: reading that ``.meta.json`` back, every field a reader uses checked.
 
 Written by the runner (:mod:`harness.run.runner`), read by ``table``, ``check``, ``report``
 and ``--resume``. The names below are the package's public ones.

@@ -1,4 +1,5 @@
-"""One run writes a results CSV at a time: an ``fcntl`` lock on ``<csv>.lock``."""
+"""One run writes a results CSV at a time: an ``fcntl`` lock on ``<csv>.lock``, beside the
+file itself: a symlink to a CSV (or a path through a symlinked folder) takes its target's lock."""
 
 from __future__ import annotations
 
@@ -15,10 +16,13 @@ from harness.results.schema import ResultsError
 def exclusive(path: Path) -> Iterator[None]:
     """Hold an exclusive lock on ``path`` (through ``<path>.lock``) while a run writes it.
 
-    Raises :class:`ResultsError` at once when another run holds it. The lock file is
-    removed on release; a run that locked a lock file just removed tries again.
+    Raises :class:`ResultsError` at once when another run holds it. The lock is the file's,
+    not the path's: ``path`` resolved through any symlink. The lock file is removed on
+    release; a run that locked a lock file just removed tries again.
     """
-    lock = path.with_name(path.name + ".lock")
+    real = path.resolve()
+    lock = real.with_name(real.name + ".lock")
+    same = "" if real == path.absolute() else f" (it is {real})"
     while True:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         try:
@@ -27,7 +31,7 @@ def exclusive(path: Path) -> Iterator[None]:
             holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
             os.close(fd)
             raise ResultsError(
-                f"{path} is being written by another run (pid {holder}); "
+                f"{path}{same} is being written by another run (pid {holder}); "
                 "wait for it to finish, or choose another --out"
             ) from None
         try:

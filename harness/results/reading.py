@@ -1,13 +1,36 @@
-"""Reading a results CSV back: every row checked, a torn last line dropped."""
+"""Reading a results CSV back: every row checked, a torn last line dropped.
+
+Every reader of a results CSV (``harness table``, ``check``, ``report``, ``plot``,
+``--resume``, ``--baseline``) takes its text from :func:`results_text` and checks it with
+:func:`check_text`, so that a file one of them refuses, all refuse, with the same line:
+
+- the header holds every required column, each column once, none unnamed;
+- every row has as many fields as the header (a blank line is a row of none);
+- ``dataset``, ``puzzle`` and ``backend`` are never empty; ``status`` is one of the statuses;
+- ``line``, ``repeat`` and ``limit`` are whole numbers below 10^18; ``size``, ``givens``,
+  ``jobs`` and ``solutions`` are too, or empty;
+- every other base column with numbers (times, memory, search counters) is empty or a
+  finite number, never negative; a counter too large for 64 bits is a large number.
+
+A byte order mark before the header is skipped.
+
+A last line without its newline was torn by a kill mid-write: it is dropped, as ``--resume``
+drops it before writing on.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping
+import math
+import re
+import sys
+from collections.abc import Sequence
+from operator import methodcaller
 from pathlib import Path
 
 from backends.base import Status
+from harness.gc_pause import gc_paused
 from harness.results.schema import (
     INTEGER_COLUMNS,
     NUMBER_COLUMNS,
@@ -16,43 +39,155 @@ from harness.results.schema import (
     unescape_cell,
 )
 
+STATUSES = frozenset(s.value for s in Status)
+#: Columns a results CSV never leaves empty (besides the numbered ones).
+TEXT_KEYS = ("dataset", "puzzle", "backend")
+#: Columns that are empty or a whole number below 10^18.
+WHOLE_OR_EMPTY = ("size", "givens", "jobs", "solutions")
+#: The longest cell read (a 300 KB message is read; a longer one is not a results CSV).
+FIELD_LIMIT = 1 << 24
+_WHOLE = re.compile(r"[0-9]{1,18}").fullmatch
+_WHOLE_OR_EMPTY = re.compile(r"[0-9]{0,18}").fullmatch
+#: A number of zero or more in plain or scientific notation (no sign, space, ``_``, inf, nan).
+_DECIMAL = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?").fullmatch
+_QUOTED = methodcaller("startswith", "'")
+
+
+def results_text(path: Path | str) -> str:
+    """The text of a results CSV without a torn last line; :class:`ResultsError` when it
+    cannot be read as UTF-8 text."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ResultsError(f"{path}: cannot read it: {reason}") from None
+    if "\0" in text:
+        raise ResultsError(f"{path}: not a results CSV (it holds NUL bytes)")
+    if text and not text.endswith("\n"):
+        text = text[: text.rfind("\n") + 1]
+    return text
+
+
+def parse_text(path: Path | str, text: str) -> tuple[list[str], list[list[str]]]:
+    """The header and the rows' fields of ``text`` (cells unescaped), every row checked
+    to have the header's width; :class:`ResultsError` naming the line otherwise."""
+    if not text.strip():
+        return [], []
+    csv.field_size_limit(min(FIELD_LIMIT, sys.maxsize))
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = [unescape_cell(c) for c in next(reader, [])]
+        _check_header(path, header)
+        rows = list(reader)
+    except csv.Error as exc:
+        raise ResultsError(f"{path}:{reader.line_num}: not CSV: {exc}") from None
+    width = len(header)
+    if set(map(len, rows)) - {width}:
+        index = next(i for i, fields in enumerate(rows) if len(fields) != width)
+        count = len(rows[index])
+        raise ResultsError(
+            f"{path}:{_line_of(text, index)}: {count} field(s), the header has {width}"
+        )
+    if "'" in text:  # a cell may carry the formula escape (see harness.results.schema)
+        for i, fields in enumerate(rows):
+            if any(map(_QUOTED, fields)):
+                rows[i] = [unescape_cell(f) for f in fields]
+    return header, rows
+
+
+def _check_header(path: Path | str, header: Sequence[str]) -> None:
+    require_columns(path, header)
+    if "" in header:
+        raise ResultsError(f"{path}:1: column {header.index('') + 1} has no name")
+    twice = sorted({c for c in header if header.count(c) > 1})
+    if twice:
+        raise ResultsError(f"{path}:1: column {twice[0]!r} appears more than once")
+
+
+def check_text(path: Path | str, text: str) -> tuple[list[str], list[list[str]]]:
+    """:func:`parse_text`, then every cell checked (see the module's rules)."""
+    with gc_paused():  # millions of cells, none of them garbage: the collector's passes only cost
+        header, rows = parse_text(path, text)
+        if not rows:
+            return header, rows
+        columns = dict(zip(header, zip(*rows, strict=True), strict=True))
+    for name in header:
+        index = _first_bad(name, columns[name])
+        if index is not None:
+            value = columns[name][index]
+            line = _line_of(text, index)
+            raise ResultsError(f"{path}:{line}: {_problem(name, value)}")
+    return header, rows
+
+
+def _first_bad(name: str, cells: Sequence[str]) -> int | None:
+    """The index of the first cell of column ``name`` that breaks its rule, or None."""
+    if name == "status":
+        if STATUSES.issuperset(cells):
+            return None
+        ok = STATUSES.__contains__
+    elif name in TEXT_KEYS:
+        ok = bool
+    elif name in INTEGER_COLUMNS:
+        ok = _WHOLE
+    elif name in WHOLE_OR_EMPTY:
+        ok = _WHOLE_OR_EMPTY
+    elif name in NUMBER_COLUMNS:
+        if _all_quantities(cells):
+            return None
+        ok = _is_quantity
+    else:
+        return None
+    if all(map(ok, cells)):
+        return None
+    return next(i for i, cell in enumerate(cells) if not ok(cell))
+
+
+def _all_quantities(cells: Sequence[str]) -> bool:
+    """Whether no cell is empty and every one is :func:`_is_quantity`: the common case, in
+    passes at C speed (float() alone would also take spaces, ``_``, other digits, inf)."""
+    try:
+        values = list(map(float, cells))
+    except ValueError:  # an empty cell, or text
+        return False
+    joined = "".join(cells)
+    plain = joined.isascii() and not any(c in joined for c in "_ \t\n\r\f\v")
+    return plain and math.isfinite(sum(values)) and min(values) >= 0
+
+
+def _is_quantity(cell: str) -> bool:
+    """An empty cell, or a finite number of zero or more."""
+    return not cell or (_DECIMAL(cell) is not None and float(cell) < math.inf)
+
+
+def _problem(name: str, value: str) -> str:
+    shown = repr(value if len(value) <= 40 else value[:40] + "...")
+    if name == "status":
+        return f"status is {shown}, not one of {' '.join(sorted(STATUSES))}"
+    if name in TEXT_KEYS:
+        return f"{name} is empty"
+    if name in INTEGER_COLUMNS or name in WHOLE_OR_EMPTY:
+        return f"{name} is {shown}, not a whole number below 10^18"
+    return f"{name} is {shown}, not a number (finite, zero or more)"
+
+
+def _line_of(text: str, index: int) -> int:
+    """The line of ``text`` on which row ``index`` (0 for the first after the header) ends."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    for number, _ in enumerate(reader, start=-1):
+        if number == index:
+            return reader.line_num
+    return reader.line_num
+
 
 def read_results(path: Path | str) -> tuple[list[str], list[dict[str, str]]]:
     """Header and rows of a results CSV (an empty file has neither), every row checked.
 
     Raises :class:`ResultsError`, naming the file (and the line, for a bad row), when it
-    cannot be read, is not a results CSV, or has a row with too few or too many fields, an
-    unknown status, or text where a number belongs.
+    cannot be read, is not a results CSV, or breaks a rule of the module's.
     """
-    try:
-        header, rows = read_rows(Path(path), strict=True)
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise ResultsError(f"{path}: cannot read it: {exc}") from None
-    if header:
-        require_columns(path, header)
-    for number, row in enumerate(rows, start=2):
-        problem = _row_problem(row)
-        if problem:
-            raise ResultsError(f"{path}:{number}: {problem}")
-    return header, rows
-
-
-def _row_problem(row: Mapping[str, str]) -> str | None:
-    """What is wrong with one row read from a results CSV, or None."""
-    statuses = {s.value for s in Status}
-    if row.get("status") not in statuses:
-        return f"unknown status {row.get('status')!r}; expected one of {', '.join(statuses)}"
-    for column in INTEGER_COLUMNS:
-        if not row.get(column, "").isdigit():
-            return f"{column} is {row.get(column)!r}, not a whole number"
-    for column in NUMBER_COLUMNS:
-        value = row.get(column) or ""
-        try:
-            if value:
-                float(value)
-        except ValueError:
-            return f"{column} is {value!r}, not a number"
-    return None
+    header, rows = check_text(path, results_text(path))
+    return header, [dict(zip(header, fields, strict=True)) for fields in rows]
 
 
 def check_resumable(path: Path, limit: int) -> tuple[list[str], list[dict[str, str]]]:
@@ -71,12 +206,9 @@ def check_resumable(path: Path, limit: int) -> tuple[list[str], list[dict[str, s
     return header, rows
 
 
-def read_rows(path: Path, strict: bool = False) -> tuple[list[str], list[dict[str, str]]]:
-    """Header and rows of a results CSV; a torn last line (killed mid-write) is dropped.
-
-    Cells are unescaped (see :func:`unescape_cell`). With ``strict``, a row with more or
-    fewer fields than the header raises :class:`ResultsError` naming its line.
-    """
+def read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    """Header and rows of a results CSV, unchecked: a torn last line (killed mid-write) is
+    dropped, a short row reads as empty cells, cells are unescaped (:func:`unescape_cell`)."""
     text = path.read_text(encoding="utf-8")
     if text and not text.endswith("\n"):
         text = text[: text.rfind("\n") + 1]
@@ -84,10 +216,6 @@ def read_rows(path: Path, strict: bool = False) -> tuple[list[str], list[dict[st
     header = [unescape_cell(c) for c in next(reader, [])]
     rows = []
     for fields in reader:
-        if len(fields) != len(header) and strict:
-            raise ResultsError(
-                f"{path}:{reader.line_num}: {len(fields)} field(s), the header has {len(header)}"
-            )
-        fields += [""] * (len(header) - len(fields))  # a short row reads as empty cells
+        fields += [""] * (len(header) - len(fields))
         rows.append({c: unescape_cell(v) for c, v in zip(header, fields, strict=False)})
     return header, rows

@@ -6,8 +6,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness.results import provenance
+from harness.results import ResultsError, metadata, provenance
 from harness.run.config import RunError
+
+#: Backends whose spec names code to start (a program, a library): a resume runs them only
+#: when the command line names them, never from the metadata alone.
+STARTS_CODE = ("cmd", "lib")
 
 #: What a resumed run shares with the run it completes: setting -> (its flag, where the
 #: metadata keeps it).
@@ -29,15 +33,18 @@ def resume_settings(out: Path, given: dict[str, Any]) -> dict[str, Any]:
     one (backends and files as sets). Raises :class:`RunError` naming what differs, or a
     dataset file changed since. Returns ``{}`` when there is no metadata (an older run).
     """
-    meta = provenance.read_meta(out)
+    try:
+        meta = metadata.read_meta(out)
+    except ResultsError as exc:
+        raise RunError(f"{exc} (to resume {out})") from None
     if meta is None:
-        if provenance.meta_path_for(out).exists():
-            raise RunError(f"{provenance.meta_path_for(out)}: cannot read it to resume {out}")
         return {}
     try:
         recorded = {name: get(meta) for name, (_, get) in RESUMED.items()}
     except (KeyError, TypeError):
         raise RunError(f"{provenance.meta_path_for(out)}: no run settings in it") from None
+    if "backends" not in given:
+        _refuse_code(recorded["backends"])
     differ = [
         f"{RESUMED[name][0]} {_shown(value)} (the run used {_shown(recorded[name])})"
         for name, value in given.items()
@@ -59,6 +66,19 @@ def resume_settings(out: Path, given: dict[str, Any]) -> dict[str, Any]:
         if path != "-" and entry.get("sha256") != digest:
             raise RunError(f"--resume: {path} is not the file the run read (SHA-256 differs)")
     return recorded
+
+
+def _refuse_code(specs: list[str]) -> None:
+    """Refuse to start a program or library that only the metadata names."""
+    import shlex
+
+    named = [s for s in specs if s.split(":", 1)[0] in STARTS_CODE]
+    if named:
+        flags = " ".join(f"-b {shlex.quote(s)}" for s in specs)
+        raise RunError(
+            f"--resume: the run's metadata names code to start ({named[0]}); "
+            f"it runs only when named on the command line: {flags}"
+        )
 
 
 def _same(given: Any, recorded: Any) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -225,8 +226,30 @@ def _tasks(
 
 
 def log_path_for(csv_path: Path) -> Path:
-    """Where the workers' stdout and stderr go: beside the CSV, ``x.csv`` -> ``x.log``."""
-    return csv_path.with_suffix(".log")
+    """Where the workers' stdout and stderr go: beside the CSV, ``x.csv`` -> ``x.log``, or
+    ``x-2.log``, ... when ``x.log`` is not a plain file of its own: a symlink, not a
+    regular file, or where the harness's own output goes (``harness run ... > x.log``)."""
+    path, n = csv_path.with_suffix(".log"), 1
+    while not _log_usable(path):
+        n += 1
+        path = csv_path.with_name(f"{csv_path.stem}-{n}.log")
+    return path
+
+
+def _log_usable(path: Path) -> bool:
+    import stat
+
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    ours = set()
+    for fd in (1, 2):
+        with contextlib.suppress(OSError):
+            ours.add((os.fstat(fd).st_dev, os.fstat(fd).st_ino))
+    return stat.S_ISREG(info.st_mode) and (info.st_dev, info.st_ino) not in ours
 
 
 @contextlib.contextmanager

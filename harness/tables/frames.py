@@ -10,13 +10,14 @@ tables without pandas; each function here turns a DataFrame into columns or row 
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
-from harness.results import BASE_COLUMNS, ResultsError, require_columns, unescape_cell
+from harness.results import BASE_COLUMNS, ResultsError, escape_cell, reading, unescape_cell
 from harness.tables import humanize
 from harness.tables import render as printed
 from harness.tables import rows as puzzle_rows
@@ -27,24 +28,56 @@ from harness.tables.summary import ANSWERED, NUMERIC
 __all__ = ["ANSWERED", "LABELS", "NUMERIC", "STATUS_COLUMNS", "WIDTH", "cell"]
 
 #: The columns CSV output keeps unless asked for every column.
-KEY_COLUMNS = ("backend", "dataset", "size", "tier", "solved", "correct", "timeouts", "wrong")
-KEY_COLUMNS += ("errors", "x_fastest", "median_ms", "own_ms", "nodes_median")
+KEY_COLUMNS = ("run", "backend", "dataset", "size", "tier", "puzzles", "solved", "correct")
+KEY_COLUMNS += ("timeouts", "wrong", "errors", "x_fastest", "median_ms", "own_ms", "nodes_median")
+#: Columns the tables give as "done/planned" text; JSON and CSV give them as numbers, with
+#: the planned count as ``puzzles``.
+FRACTIONS = ("solved", "correct")
+
+
+#: Columns read as text whatever they hold (a backend named ``1`` is a name, not a number).
+TEXT_COLUMNS = ("dataset", "puzzle", "backend", "host", "status", "solution", "message")
 
 
 def load(path: str | Path) -> pd.DataFrame:
-    """Read a results CSV with the right dtypes (puzzle text stays text).
+    """Read a results CSV with the right dtypes (puzzle text stays text), every row checked
+    by :func:`harness.results.reading.check_text` and a torn last line dropped.
 
-    Raises :class:`harness.results.ResultsError`, naming the file, for one that is
-    unreadable or not a results CSV.
+    Raises :class:`harness.results.ResultsError`, naming the file (and line), for one that
+    is unreadable, not a results CSV, or has a bad row. A count too large for 64 bits is
+    read as a (large) float.
     """
+    text = reading.results_text(path)
+    header = reading.check_text(path, text)[0]  # the checked rows go: pandas reads its own
+    if not header:
+        return pd.DataFrame(columns=list(BASE_COLUMNS))
     try:
-        frame = pd.read_csv(path, dtype={"puzzle": str, "solution": str, "message": str})
-    except (OSError, UnicodeDecodeError, ValueError) as exc:  # pandas' parse errors too
+        frame = pd.read_csv(
+            io.StringIO(text),
+            dtype={c: str for c in TEXT_COLUMNS if c in header},
+            keep_default_na=False,
+            na_values=[""],
+        )
+    except (ValueError, OverflowError) as exc:  # pandas' parse errors
         raise ResultsError(f"{path}: cannot read it as a results CSV: {exc}") from None
-    require_columns(path, frame.columns)
-    for column in frame.columns[[pd.api.types.is_string_dtype(t) for t in frame.dtypes]]:
-        frame[column] = frame[column].map(unescape_cell, na_action="ignore")  # see results.py
+    for column in frame.columns:
+        frame[column] = _typed(frame[column])
     return frame
+
+
+def _typed(column: pd.Series) -> pd.Series:
+    """A column as read: floats where pandas kept numbers past 64 bits as Python ints,
+    text with the formula escape taken off (see harness.results.schema)."""
+    if pd.api.types.is_numeric_dtype(column):
+        return column
+    if column.dtype == object:
+        cells = column.dropna()
+        if all(isinstance(v, int | float) for v in cells):
+            return column.astype(float)
+        return column.map(lambda v: unescape_cell(v) if isinstance(v, str) else v)
+    if not column.str.startswith("'").any():
+        return column
+    return column.map(unescape_cell, na_action="ignore")
 
 
 def _columns(frame: pd.DataFrame, names: Sequence[str]) -> puzzle_rows.Columns:
@@ -86,6 +119,28 @@ def summary(frame: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFram
     return pd.DataFrame(table)
 
 
+def run_names(paths: Sequence[str | Path]) -> list[str]:
+    """A short name per results CSV: its stem, or its path where two share a stem."""
+    stems = [Path(p).stem for p in paths]
+    return [s if stems.count(s) == 1 else str(p) for s, p in zip(stems, paths, strict=True)]
+
+
+def summary_of_runs(
+    loaded: Sequence[tuple[str | Path, pd.DataFrame]],
+    by: Sequence[str] | None = None,
+    merge: bool = False,
+) -> pd.DataFrame:
+    """:func:`summary` of several results CSVs' rows: one table per CSV, each row led by a
+    ``run`` column naming its CSV (:func:`run_names`); with ``merge``, or one CSV, the rows
+    of all pooled as one run (no ``run`` column)."""
+    if merge or len(loaded) == 1:
+        return summary(pd.concat([f for _, f in loaded], ignore_index=True), by)
+    names = run_names([p for p, _ in loaded])
+    tables = [summary(f, by).assign(run=n) for n, (_, f) in zip(names, loaded, strict=True)]
+    table = pd.concat(tables, ignore_index=True)
+    return table[["run", *(c for c in table.columns if c != "run")]]
+
+
 def native_summary(frame: pd.DataFrame) -> pd.DataFrame:
     """Medians of each backend's native statistics (columns it does not report are dropped)."""
     native = [c for c in frame.columns if _is_native(frame, c)]
@@ -123,19 +178,49 @@ def records(table: pd.DataFrame) -> list[dict[str, object]]:
     return printed.records(table.to_dict("records"))
 
 
+def counted(table: pd.DataFrame) -> list[dict[str, object]]:
+    """:func:`records` with ``solved`` and ``correct`` as counts, after the ``puzzles``
+    they are out of (the tables give them as "done/planned" text)."""
+    return [_counts(row) for row in records(table)]
+
+
+def _counts(row: dict[str, object]) -> dict[str, object]:
+    """``row`` with its "done/planned" cells (:data:`FRACTIONS`) as numbers."""
+    out: dict[str, object] = {}
+    for name, value in row.items():
+        if name in FRACTIONS and isinstance(value, str) and "/" in value:
+            done, _, planned = value.partition("/")
+            if "puzzles" not in out:
+                out["puzzles"] = int(planned)
+            value = int(done)
+        out[name] = value
+    return out
+
+
 def to_json(table: pd.DataFrame) -> str:
     """The table as a JSON list of row objects, one key per line (for scripts)."""
-    return json.dumps(records(table), indent=1)
+    return json.dumps(counted(table), indent=1)
 
 
-def to_csv(table: pd.DataFrame) -> str:
-    """The table as CSV: numbers in plain decimals (never scientific notation)."""
+def to_csv(table: pd.DataFrame, keys_only: bool = False, extra_keys: Sequence[str] = ()) -> str:
+    """The table as CSV: numbers in plain decimals (never scientific notation), a text a
+    spreadsheet would run as a formula escaped (:func:`harness.results.escape_cell`); with
+    ``keys_only``, only :data:`KEY_COLUMNS` and ``extra_keys``."""
     import csv
-    import io
 
+    rows = counted(table)
+    names = list(rows[0]) if rows else [str(c) for c in table.columns]
+    if keys_only:
+        names = [c for c in names if c in KEY_COLUMNS or c in extra_keys]
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=[str(c) for c in table.columns])
-    writer.writeheader()
-    for row in records(table):
-        writer.writerow({k: "" if v is None else humanize.plain(v) for k, v in row.items()})
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(names)
+    for row in rows:
+        writer.writerow([_csv_cell(row.get(c)) for c in names])
     return buffer.getvalue().rstrip("\n")
+
+
+def _csv_cell(value: object) -> str:
+    if value is None:
+        return ""
+    return escape_cell(value) if isinstance(value, str) else humanize.plain(value)

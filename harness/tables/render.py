@@ -102,7 +102,7 @@ def _parts(
 
 
 def _key_count(headers: Sequence[str]) -> int:
-    return sum(1 for h in headers if h in ("backend", "dataset", "size", "tier"))
+    return sum(1 for h in headers if h in ("run", "backend", "dataset", "size", "tier"))
 
 
 def render(rows: Rows, width: int | None = WIDTH) -> str:

@@ -31,9 +31,9 @@ FLUSH_S = 0.002
 
 def _redirect_output(log: str) -> None:
     """Send file descriptors 1 and 2 (and so Python's and C's stdout and stderr) to ``log``,
-    appended; to /dev/null when it cannot be opened."""
+    appended; to /dev/null when it cannot be opened (or is a symlink)."""
     try:
-        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
     except OSError:
         fd = os.open(os.devnull, os.O_WRONLY)
     for target in (1, 2):

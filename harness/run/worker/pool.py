@@ -81,6 +81,15 @@ class _Feed:
         self._front.extendleft(reversed(list(tasks)))
 
 
+def _created(path: str) -> bool:
+    """Create the log ``path`` unless it exists (never through a symlink): whether it did."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
+    except OSError:
+        return False
+    return True
+
+
 class WorkerPool:
     """Up to ``jobs`` worker processes; :meth:`run` yields ``(task, outcome)`` as solves
     finish.
@@ -109,6 +118,7 @@ class WorkerPool:
         self.depth = max(1, depth)  # the most tasks queued at one worker
         self.memory_limit_mib = memory_limit_mib
         self.log = os.devnull if log is None else os.fspath(log)
+        self._log_created = self.log != os.devnull and _created(self.log)  # only ours goes
         self.poll_s = poll_s  # see _wait
         self._ctx = mp.get_context("fork")
         self._workers: list[WorkerHandle] = []
@@ -131,8 +141,8 @@ class WorkerPool:
         for worker, started in idle:
             worker.finish_stop(started)
         self._workers = []
-        with contextlib.suppress(OSError):  # a log nobody wrote to is no news
-            if self.log != os.devnull and os.path.getsize(self.log) == 0:
+        with contextlib.suppress(OSError):  # a log this run made and nobody wrote to: no news
+            if self._log_created and os.stat(self.log, follow_symlinks=False).st_size == 0:
                 os.unlink(self.log)
 
     def _start(self) -> WorkerHandle:
