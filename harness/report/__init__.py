@@ -39,13 +39,15 @@ def build(
     runs = data.load_runs(paths)
     check_pair(runs, pair)
     palette = plots.colours(data.backends(runs.frame))
-    sections, toc = [html.provenance(runs.metas, runs.timeout_note)], [("provenance", "Provenance")]
+    sections, toc = [], []
     for index, (title, frame) in enumerate(data.groups(runs.frame)):
         sections.append(html.group_section(index, title, frame, runs.timeout, pair, palette))
         toc.append((f"dataset-{index}", title))
     if baseline is not None:
         sections.append(_baseline(baseline, paths, runs, palette))
         toc.append(("baseline", "Against the baseline"))
+    sections.append(html.provenance(runs.metas, runs.timeout_note))
+    toc.append(("provenance", "Provenance"))
     names = ", ".join(Path(p).name for p in paths)
     return html.page(sections, f"sudoku-harness report: {names}", toc)
 
@@ -53,16 +55,18 @@ def build(
 def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, palette) -> str:
     """The gate's findings (harness.gate, as ``harness check`` runs it) and time ratios."""
     from harness import gate
-    from harness.report import html, plots
-    from harness.tables import frames as tables
+    from harness.gate.baseline import read_frame
+    from harness.report import html, load, plots
 
     known: dict[str, bool] = dict(gate.deterministic_specs(baseline))
     for path in paths:
         known.update(gate.deterministic_specs(Path(path)))
-    old = tables.load(baseline)
-    verdict = gate.compare(old, runs.raw.drop(columns="run"), known)
+    old = read_frame(baseline)
+    new = load.concat(data.label_runs([read_frame(Path(p)) for p in paths], paths))
+    new = new.drop(columns="run").astype({"backend": str})
+    verdict = gate.compare(old, new, known)
     findings = pd.DataFrame([vars(f) for f in verdict.findings])
-    pairs = data.old_new(old, runs.raw)
+    pairs = data.old_new(old, new)
     ratios = []
     for (backend, dataset), rows in pairs.groupby(["backend", "dataset"], sort=True):
         ratio, low, high = data.ratio_interval(rows["old"], rows["new"])

@@ -243,7 +243,7 @@ def _row(name: str, status: pd.Series, times: pd.Series, ok, timeout: float) -> 
     counts = status.astype(str).value_counts()
     return {
         "backend": name,
-        "solved": f"{int(pd.Series(ok).sum())}/{len(status)}",
+        "solved": f"{int(pd.Series(ok).sum()):,}/{len(status):,}",
         "timeouts": int(counts.get(Status.TIMEOUT.value, 0)),
         "errors": int(counts.get(Status.ERROR.value, 0) + counts.get(Status.MEMOUT.value, 0)),
         "wrong": int(counts.get(Status.WRONG.value, 0)),

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.report import data, plots
+from harness.report import data, plots, thin
 from harness.tables import humanize
 from harness.tables.frames import cell
 
@@ -156,36 +156,32 @@ def group_section(
     frame: pd.DataFrame,
     timeout: float,
     pair: tuple[str, str] | None,
-    palette: dict[str, tuple],
+    palette: dict,
 ) -> str:
-    """One dataset (and grid size): its table, cactus, scatter and effort plots."""
+    """One dataset (and grid size): its table, then its cactus, scatter and effort plots,
+    and what was thinned to draw them."""
     anchor = f"dataset-{index}"
     summary = data.summary(frame, timeout)
+    puzzles = frame[data.PUZZLE].drop_duplicates().shape[0]
     parts = [
         f'<section id="{anchor}" class="dataset"><h2>{escape(title)}</h2>',
-        f'<h3>Summary</h3><div class="summary">{table(summary, HEADERS)}</div>',
+        f'<h3>Summary</h3><p class="note">{humanize.count(puzzles)} puzzles.</p>',
+        f'<div class="summary">{table(summary, HEADERS)}</div>',
         '<p class="note">Times are the solve phase of checked answers (SOLVED, or UNSAT '
         "where the file allows it). PAR-2 counts each unsolved puzzle as twice the timeout "
         f"({humanize.significant(timeout)} s = {humanize.ms(timeout)} ms). The virtual best "
         "solver takes, per puzzle, the fastest correct answer; <i>fastest alone</i> counts "
         "the puzzles on which a backend's answer was strictly the fastest. Click a header to "
         "sort.</p>",
-        '<div class="plots">',
     ]
-    order = [b for b in summary["backend"] if b != data.VBS] if not summary.empty else []
-    cactus = plots.cactus(data.cactus(frame, order), timeout, f"{title}: cactus", palette)
-    parts.append(f'<figure class="cactus">{plots.svg(cactus, f"c{index}")}</figure>')
-    pair = pair or data.default_pair(frame, timeout)
-    if pair is not None and all(p in set(frame["backend"]) for p in pair):
-        points = data.scatter(frame, *pair, timeout)
-        figure = plots.scatter(points, *pair, timeout, f"{title}: {pair[0]} vs {pair[1]}")
-        parts.append(f'<figure class="scatter">{plots.svg(figure, f"s{index}")}</figure>')
+    order = data.ranked(summary)
+    pair = pair or data.pair_of(order)
+    figures, notes = _plots(index, title, frame, timeout, pair, palette, order)
+    if notes:
+        items = "".join(f"<li>{escape(n)}</li>" for n in notes)
+        parts.append(f'<p class="note">What the plots thin to stay readable:</p><ul class="note">{items}</ul>')
+    parts.append(f'<div class="plots">{"".join(figures)}</div>')
     effort = data.effort(frame)
-    effort = {b: effort[b] for b in [*order, *effort] if b in effort}
-    if effort:
-        figure = plots.effort(effort, title, palette)
-        parts.append(f'<figure class="effort">{plots.svg(figure, f"e{index}")}</figure>')
-    parts.append("</div>")
     uncounted = [b for b in order if b not in effort]
     if uncounted:
         parts.append(
@@ -194,6 +190,41 @@ def group_section(
         )
     parts.append("</section>")
     return "".join(parts)
+
+
+def _plots(index, title, frame, timeout, pair, palette, order) -> tuple[list[str], list[str]]:
+    """The group's figures (inline SVG) and a sentence for each plot that was thinned;
+    backends in ``order`` first."""
+    figures, notes = [], []
+    curves = data.cactus(frame, order)
+    cactus = plots.cactus(curves, timeout, f"{title}: cactus", palette)
+    figures.append(f'<figure class="cactus">{plots.svg(cactus, f"c{index}")}</figure>')
+    longest = max((len(t) for t in curves.values()), default=0)
+    if longest > thin.CURVE_POINTS:
+        notes.append(thin.curve_note("cactus", thin.CURVE_POINTS, longest))
+    if pair is not None and all(p in set(frame["backend"]) for p in pair):
+        points = data.scatter(frame, *pair, timeout)
+        figure = plots.scatter(points, *pair, timeout, f"{title}: {pair[0]} vs {pair[1]}")
+        figures.append(f'<figure class="scatter">{plots.svg(figure, f"s{index}")}</figure>')
+        if thin.dense(len(points)):
+            what = f"scatter {pair[0]} vs {pair[1]}"
+            notes.append(thin.density_note(what, len(points), int(points["wrong"].sum())))
+    effort = data.effort(frame)
+    effort = {b: effort[b] for b in [*order, *effort] if b in effort}
+    total = sum(len(rows) for rows in effort.values())
+    if effort and thin.dense(total):
+        figure = plots.effort_density(effort, title, palette)
+        figures.append(f'<figure class="effort">{plots.svg(figure, f"e{index}")}</figure>')
+        figure = plots.nodes_figure(effort, title, palette)
+        figures.append(f'<figure class="nodes">{plots.svg(figure, f"n{index}")}</figure>')
+        notes.append(thin.density_note("effort against time, per backend", total))
+        if max(len(rows) for rows in effort.values()) > thin.CURVE_POINTS:
+            most = max(len(rows) for rows in effort.values())
+            notes.append(thin.curve_note("nodes per puzzle", thin.CURVE_POINTS, most))
+    elif effort:
+        figure = plots.effort(effort, title, palette)
+        figures.append(f'<figure class="effort">{plots.svg(figure, f"e{index}")}</figure>')
+    return figures, notes
 
 
 def baseline_section(

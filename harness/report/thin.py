@@ -43,6 +43,11 @@ def curve(values: np.ndarray, limit: float | None = None, points: int = CURVE_PO
     return np.unique(np.concatenate(keep))
 
 
+def dense(points: int) -> bool:
+    """Whether a scatter plot of ``points`` points is drawn as a 2-D density."""
+    return points > DENSITY_ABOVE
+
+
 def curve_note(what: str, kept: int, total: int) -> str:
     """The sentence saying how a curve of ``total`` points was thinned to ``kept``."""
     return (
@@ -60,5 +65,6 @@ def density_note(what: str, total: int, wrong: int = 0) -> str:
         marked = f"; WRONG answers marked one by one ({count(shown)} of {count(wrong)})"
     return (
         f"{what}: {count(total)} points drawn as a 2-D density (hexagonal bins; the colour "
-        f"is the number of puzzles in a bin, log scale){marked}."
+        f"is the number of puzzles in a bin, log scale; unanswered puzzles sit at the "
+        f"timeout){marked}."
     )
