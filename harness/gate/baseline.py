@@ -328,9 +328,7 @@ def _time_finding(pairs: pd.DataFrame, scale: float, time_ratio: float, alpha: f
     """Rule 4 for one backend x dataset's per-puzzle pairs; None when none was answered twice."""
     from scipy.stats import wilcoxon
 
-    answered = pairs[
-        pairs.status_old.isin(ANSWERED) & pairs.status_new.isin(ANSWERED)
-    ]
+    answered = pairs[pairs.status_old.isin(ANSWERED) & pairs.status_new.isin(ANSWERED)]
     if not len(answered):
         return None
     t_old, t_new = answered.solve_s_old, answered.solve_s_new / scale

@@ -56,7 +56,7 @@ def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, pale
     """The gate's findings (harness.gate, as ``harness check`` runs it) and time ratios."""
     from harness import gate
     from harness.gate.baseline import read_frame
-    from harness.report import html, load, plots
+    from harness.report import html, load, plots, thin
 
     known: dict[str, bool] = dict(gate.deterministic_specs(baseline))
     for path in paths:
@@ -80,6 +80,7 @@ def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, pale
                 "high": high,
             }
         )
-    figure = plots.old_new(pairs, "baseline against new, per puzzle", palette)
-    svg = plots.svg(figure, "b")
-    return html.baseline_section(verdict.headline, findings, pd.DataFrame(ratios), svg)
+    title = "baseline against new, per puzzle"
+    svg = plots.svg(plots.old_new(pairs, title, palette), "b")
+    note = thin.density_note(title, len(pairs), pinned=False) if thin.dense(len(pairs)) else ""
+    return html.baseline_section(verdict.headline, findings, pd.DataFrame(ratios), svg, note)

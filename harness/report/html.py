@@ -162,7 +162,7 @@ def group_section(
     and what was thinned to draw them."""
     anchor = f"dataset-{index}"
     summary = data.summary(frame, timeout)
-    puzzles = frame[data.PUZZLE].drop_duplicates().shape[0]
+    puzzles = data.puzzle_count(frame)
     parts = [
         f'<section id="{anchor}" class="dataset"><h2>{escape(title)}</h2>',
         f'<h3>Summary</h3><p class="note">{humanize.count(puzzles)} puzzles.</p>',
@@ -179,7 +179,8 @@ def group_section(
     figures, notes = _plots(index, title, frame, timeout, pair, palette, order)
     if notes:
         items = "".join(f"<li>{escape(n)}</li>" for n in notes)
-        parts.append(f'<p class="note">What the plots thin to stay readable:</p><ul class="note">{items}</ul>')
+        parts.append('<p class="note">What the plots thin to stay readable:</p>')
+        parts.append(f'<ul class="note">{items}</ul>')
     parts.append(f'<div class="plots">{"".join(figures)}</div>')
     effort = data.effort(frame)
     uncounted = [b for b in order if b not in effort]
@@ -228,9 +229,10 @@ def _plots(index, title, frame, timeout, pair, palette, order) -> tuple[list[str
 
 
 def baseline_section(
-    overall: str, findings: pd.DataFrame, ratios: pd.DataFrame, scatter_svg: str
+    overall: str, findings: pd.DataFrame, ratios: pd.DataFrame, scatter_svg: str, note: str = ""
 ) -> str:
-    """The gate's verdict per backend, time ratios with their confidence, and old vs new."""
+    """The gate's verdict per backend, time ratios with their confidence, and old vs new
+    (``note``: how that plot was thinned, if it was)."""
     gate_headers = {c: c for c in ("backend", "dataset", "check", "baseline", "new", "verdict")}
     verdict_headers = {c: c for c in ("backend", "dataset", "verdict", "checks")}
     ratio_headers = {
@@ -250,7 +252,8 @@ def baseline_section(
         f"<details><summary>Every check ({len(findings)})</summary>"
         f"{table(findings, gate_headers)}</details>"
         f"<h3>Time ratio</h3>{table(ratios, ratio_headers)}"
-        f'<div class="plots"><figure class="oldnew">{scatter_svg}</figure></div></section>'
+        + (f'<p class="note">{escape(note)}</p>' if note else "")
+        + f'<div class="plots"><figure class="oldnew">{scatter_svg}</figure></div></section>'
     )
 
 

@@ -315,7 +315,7 @@ def density_grid(
         axes.set_title(f"{name} ({count(len(x))})", color=_style(palette, name)["color"])
         axes.grid(True, alpha=0.3)
         if diagonal:
-            axes.axline((1, 1), slope=1, color="grey", linewidth=0.8)
+            axes.axline((1, 1), (10, 10), color="grey", linewidth=0.8)
     for axes in list(grid.flat)[len(panels) :]:
         axes.set_visible(False)
     top = max((int(b.get_array().max()) for b in drawn if b.get_array().size), default=1)

@@ -57,14 +57,15 @@ def curve_note(what: str, kept: int, total: int) -> str:
     )
 
 
-def density_note(what: str, total: int, wrong: int = 0) -> str:
-    """The sentence saying a scatter plot of ``total`` points is drawn as a density."""
+def density_note(what: str, total: int, wrong: int = 0, pinned: bool = True) -> str:
+    """The sentence saying a scatter plot of ``total`` points is drawn as a density (with
+    ``pinned``, unanswered puzzles are among them, at the timeout)."""
     marked = ""
     if wrong:
         shown = min(wrong, MARKED)
         marked = f"; WRONG answers marked one by one ({count(shown)} of {count(wrong)})"
+    where = "; unanswered puzzles sit at the timeout" if pinned else ""
     return (
         f"{what}: {count(total)} points drawn as a 2-D density (hexagonal bins; the colour "
-        f"is the number of puzzles in a bin, log scale; unanswered puzzles sit at the "
-        f"timeout){marked}."
+        f"is the number of puzzles in a bin, log scale{where}){marked}."
     )
