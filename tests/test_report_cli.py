@@ -110,9 +110,7 @@ def test_report_with_baseline_gives_the_gates_verdict(csv: Path, tmp_path: Path)
     assert 'class="oldnew"' in page and "median new/old" in page
 
 
-def test_report_against_a_baseline_sharing_nothing_warns_nothing(
-    csv: Path, tmp_path: Path
-) -> None:
+def test_report_against_a_baseline_sharing_nothing_warns_nothing(csv: Path, tmp_path: Path) -> None:
     """A baseline of another dataset: the old-vs-new plot says no puzzle is in both, and
     nothing is warned (an empty legend used to be)."""
     old = results_csv(tmp_path / "old.csv")
