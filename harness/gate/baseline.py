@@ -183,9 +183,27 @@ def _groups(frame: pd.DataFrame) -> set[tuple[str, str]]:
     return set(map(tuple, frame[["backend", "dataset"]].drop_duplicates().values))
 
 
+def _shared_categories(
+    baseline: pd.DataFrame, new: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both runs with their text keys and status as categories of the same values, and each
+    puzzle's text as one number the same in both: rows of a million puzzles then match by
+    small integers, not by hashing each puzzle's text at every merge."""
+    for column in ("dataset", "backend", "status", "puzzle"):
+        if column in baseline and column in new:
+            joined = pd.concat([baseline[column], new[column]], ignore_index=True)
+            codes, values = pd.factorize(joined.astype(object))
+            if column != "puzzle":  # shown in the findings: kept as text, in categories
+                codes = pd.Categorical.from_codes(codes, categories=values)
+            baseline = baseline.assign(**{column: codes[: len(baseline)]})
+            new = new.assign(**{column: codes[len(baseline) :]})
+    return baseline, new
+
+
 def _parts(frame: pd.DataFrame):
     """A function giving ``frame``'s rows of one backend and dataset (grouped once)."""
-    indices = frame.groupby(["backend", "dataset"], sort=False, dropna=False).indices
+    grouped = frame.groupby(["backend", "dataset"], sort=False, dropna=False, observed=True)
+    indices = grouped.indices
     empty = frame.iloc[:0]
 
     def part(backend: str, dataset: str) -> pd.DataFrame:
@@ -225,7 +243,7 @@ def compare(
     """
     known = deterministic or {}
     result = GateResult()
-    baseline, new = same_dataset_names(baseline, new)
+    baseline, new = _shared_categories(*same_dataset_names(baseline, new))
     if only_common:
         baseline, new, cut = _common_only(baseline, new)
         if cut:
