@@ -218,10 +218,10 @@ def _plots(index, title, frame, timeout, pair, palette, order) -> tuple[list[str
         figures.append(f'<figure class="effort">{plots.svg(figure, f"e{index}")}</figure>')
         figure = plots.nodes_figure(effort, title, palette)
         figures.append(f'<figure class="nodes">{plots.svg(figure, f"n{index}")}</figure>')
-        notes.append(thin.density_note("effort against time, per backend", total))
+        notes.append(thin.density_note("effort against time", total, pinned=False))
         if max(len(rows) for rows in effort.values()) > thin.CURVE_POINTS:
             most = max(len(rows) for rows in effort.values())
-            notes.append(thin.curve_note("nodes per puzzle", thin.CURVE_POINTS, most))
+            notes.append(thin.curve_note("nodes per puzzle", thin.CURVE_POINTS, most, False))
     elif effort:
         figure = plots.effort(effort, title, palette)
         figures.append(f'<figure class="effort">{plots.svg(figure, f"e{index}")}</figure>')

@@ -255,7 +255,8 @@ def nodes_curves(axes, effort: dict[str, pd.DataFrame], title: str, palette, lab
     axes.set_ylabel("share of the puzzles a backend solved")
     for i, (name, rows) in enumerate(effort.items()):
         nodes = np.sort(rows["nodes"].to_numpy(dtype=float))
-        keep = thin.curve(nodes)
+        # at a count many puzzles share, the share is that of the last of them
+        keep = np.unique(np.searchsorted(nodes, nodes[thin.curve(nodes)], side="right") - 1)
         (line,) = axes.step(
             nodes[keep],
             (keep + 1) / len(nodes),
@@ -267,6 +268,7 @@ def nodes_curves(axes, effort: dict[str, pd.DataFrame], title: str, palette, lab
         )
         line.set_gid(_gid("nodes", name))
     axes.set_xscale("log")
+    axes.set_ylim(0, 1.02)
     axes.grid(True, alpha=0.3)
     if labels:
         _legend(axes, fontsize=8, loc="lower right")
@@ -294,7 +296,8 @@ def density_grid(
     one colour scale, four panels a row."""
     columns = min(4, len(panels))
     rows = math.ceil(len(panels) / columns)
-    width, height = 2.9 * columns + 1.6, 2.5 * rows + 1.0
+    across, down = (2.9, 2.5) if columns > 2 else (4.0, 3.4)  # a panel's inches
+    width, height = across * columns + 1.6, down * rows + 1.0
     figure = Figure(figsize=(width, height))  # fixed margins: a layout engine redraws often
     figure.subplots_adjust(
         left=0.9 / width,

@@ -48,12 +48,14 @@ def dense(points: int) -> bool:
     return points > DENSITY_ABOVE
 
 
-def curve_note(what: str, kept: int, total: int) -> str:
-    """The sentence saying how a curve of ``total`` points was thinned to ``kept``."""
+def curve_note(what: str, kept: int, total: int, limit: bool = True) -> str:
+    """The sentence saying how a curve of ``total`` points was thinned to ``kept`` (with
+    ``limit``, a curve drawn against the timeout)."""
+    crossing = " and the timeout crossing are" if limit else " are"
     return (
         f"{what}: {count(kept)} of {count(total)} points per backend at most, chosen by "
         "quantile (half at evenly spaced ranks, half where the values cross evenly spaced "
-        "log levels); the extremes and the timeout crossing are kept."
+        f"log levels); the extremes{crossing} kept."
     )
 
 
