@@ -1,7 +1,8 @@
 """``harness report``: one self-contained HTML page per set of results CSVs.
 
-:mod:`.data` computes what each plot and table shows, :mod:`.plots` draws it with
-matplotlib (Agg, imported only here), :mod:`.html` lays out the page.
+:mod:`.load` reads the columns it shows, :mod:`.data` computes what each plot and table
+shows, :mod:`.thin` chooses the points a plot of very many keeps, :mod:`.plots` draws it
+with matplotlib (Agg, imported only here), :mod:`.html` lays out the page.
 """
 
 from __future__ import annotations
