@@ -261,7 +261,7 @@ def nodes_curves(axes, effort: dict[str, pd.DataFrame], title: str, palette, lab
             nodes[keep],
             (keep + 1) / len(nodes),
             where="post",
-            label=name,
+            label=name if labels else "_nolegend_",  # else the figure's legend has it twice
             markevery=(0.02 * (i % 5), 0.1),
             markersize=4,
             **_style(palette, name),
