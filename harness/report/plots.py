@@ -84,6 +84,14 @@ def _legend(owner: Figure | Axes, **options) -> None:
         owner.legend(**options)
 
 
+def _marks(points: int, index: int) -> tuple[int, int]:
+    """Where a line of ``points`` points bears its markers: about ten along it, every line
+    at least one, and the ``index``-th line's shifted so that lines of equal length do not
+    put theirs in the same places."""
+    step = max(1, points // 10)
+    return (index * max(1, step // 5)) % step, step
+
+
 def _gid(kind: str, name: str) -> str:
     return f"{kind}:{re.sub(r'[^A-Za-z0-9_.:=,()-]', '_', name)}"
 
@@ -99,7 +107,7 @@ def cactus(points: dict[str, np.ndarray], timeout: float, title: str, palette) -
         (line,) = axes.plot(
             keep + 1,
             np.asarray(times, dtype=float)[keep] * 1000,
-            markevery=(0.02 * (i % 5), 0.1),  # markers spread along the line, not on each point
+            markevery=_marks(len(keep), i),
             markersize=4,
             linewidth=1.2,
             label=f"{name} ({count(len(times))})",
@@ -262,7 +270,7 @@ def nodes_curves(axes, effort: dict[str, pd.DataFrame], title: str, palette, lab
             (keep + 1) / len(nodes),
             where="post",
             label=name if labels else "_nolegend_",  # else the figure's legend has it twice
-            markevery=(0.02 * (i % 5), 0.1),
+            markevery=_marks(len(keep), i),
             markersize=4,
             **_style(palette, name),
         )
