@@ -434,7 +434,8 @@ def check_files(
     return result
 
 
-#: The columns the gate judges, beside the native counts; and those it reads only to check.
+#: The columns the gate judges, beside the native counts (the number columns are read too,
+#: to check them, then left out).
 JUDGED = (*PAIR_KEYS, "repeat", "status", "message", "solve_s", *COUNTERS)
 STATUSES = frozenset(s.value for s in Status)
 
@@ -460,7 +461,7 @@ def read_frame(path: Path) -> pd.DataFrame:
     native = [c for c in frame.columns if c not in BASE_COLUMNS]
     frame = frame[[c for c in [*JUDGED, *native] if c in frame.columns]]
     # as text: two runs' categories differ, and categories of different values cannot compare
-    return frame.astype({c: str for c in load.CATEGORIES if c in frame.columns})
+    return frame.astype({c: object for c in load.CATEGORIES if c in frame.columns})
 
 
 def _first_problem(path: Path, width: int) -> None:
