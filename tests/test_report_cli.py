@@ -124,6 +124,15 @@ def test_report_against_a_baseline_sharing_nothing_warns_nothing(csv: Path, tmp_
     assert "no puzzle answered correctly in both runs" in out.read_text()
 
 
+def test_a_torn_last_row_is_left_out(csv: Path, tmp_path: Path) -> None:
+    """A run killed mid-row: the page shows the 6 whole puzzles, its torn seventh is left out."""
+    with csv.open("a") as out:
+        out.write("datasets/demo.txt,7,x")
+    out = tmp_path / "r.html"
+    result = invoke("report", str(csv), "-o", str(out))
+    assert (0, True) == (result.exit_code, '<p class="note">6 puzzles.</p>' in out.read_text())
+
+
 @pytest.mark.parametrize("suffix", [".svg", ".png", ".pdf"])
 @pytest.mark.parametrize("kind", ["cactus", "scatter", "effort"])
 def test_plot_writes_the_format_of_its_suffix(csv: Path, tmp_path: Path, kind, suffix) -> None:

@@ -11,8 +11,10 @@ parsed by pandas' C reader. A torn last line (a run killed mid-write) is dropped
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import pandas as pd
 
@@ -41,16 +43,44 @@ def header(path: str | Path) -> list[str]:
 
 def torn(path: str | Path) -> bool:
     """Whether the file's last line lacks its newline (a row cut short by a kill)."""
+    return rows_end(path) != Path(path).stat().st_size
+
+
+def rows_end(path: str | Path, block: int = 1 << 16) -> int:
+    """The size of the file up to and with its last newline (all of it when it ends in one):
+    what follows is a torn row."""
     with open(path, "rb") as handle:
-        handle.seek(0, 2)
-        if handle.tell() == 0:
-            return False
-        handle.seek(-1, 2)
-        return handle.read(1) != b"\n"
+        end = handle.seek(0, 2)
+        while end > 0:
+            start = max(0, end - block)
+            handle.seek(start)
+            chunk = handle.read(end - start)
+            if chunk.rfind(b"\n") >= 0:
+                return start + chunk.rfind(b"\n") + 1
+            end = start
+    return 0
+
+
+class _Head(io.RawIOBase):
+    """The first ``size`` bytes of a binary file, read as a file of its own."""
+
+    def __init__(self, handle: BinaryIO, size: int) -> None:
+        super().__init__()
+        self._handle, self._left = handle, size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        size = min(len(buffer), self._left)
+        got = self._handle.readinto(memoryview(buffer)[:size]) if size else 0
+        self._left -= got or 0
+        return got or 0
 
 
 def read(path: str | Path, dtypes: Mapping[str, str | None]) -> pd.DataFrame:
-    """The columns of ``dtypes`` the file has (None: as pandas infers it), one row per CSV row.
+    """The columns of ``dtypes`` the file has (None: as pandas infers it), one row per CSV row
+    up to a torn last line (left out).
 
     Only an empty cell is unknown (NaN); text such as ``NA`` stays text, so a number column
     holding it fails to parse. Raises :class:`ResultsError`, naming the file, for a file that
@@ -61,18 +91,18 @@ def read(path: str | Path, dtypes: Mapping[str, str | None]) -> pd.DataFrame:
     types = {c: dtypes[c] for c in usecols if dtypes[c] is not None}
     types.update({c: "category" for c in usecols if c in CATEGORIES})
     try:
-        frame = pd.read_csv(
-            path,
-            usecols=usecols,
-            dtype=types,
-            keep_default_na=False,
-            na_values=[""],
-            encoding="utf-8",
-        )
+        with open(path, "rb") as handle:
+            rows = io.BufferedReader(_Head(handle, rows_end(path)))
+            frame = pd.read_csv(
+                rows,
+                usecols=usecols,
+                dtype=types,
+                keep_default_na=False,
+                na_values=[""],
+                encoding="utf-8",
+            )
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # pandas' parse errors too
         raise ResultsError(f"{path}: cannot read it as a results CSV: {exc}") from None
-    if len(frame) and torn(path):
-        frame = frame.iloc[:-1]
     return unescaped(frame)
 
 
