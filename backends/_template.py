@@ -7,8 +7,10 @@ docs/writing-a-backend.md walks through the same contract.
 
 To use it:
 
-1. Copy this file: ``backends/<yourname>.py`` for a built-in, or a module of your own package
-   for a plugin. Rename the class and set ``name``, ``summary``, ``requires``, ``options``.
+1. Copy this file: ``backends/<yourname>.py`` for a built-in (``<yourname>_backend.py`` when
+   ``<yourname>`` is also the module name of the library you wrap: see the naming rule in
+   ``backends/__init__.py``), or a module of your own package for a plugin. Rename the class
+   and set ``name``, ``summary``, ``requires``, ``imports``, ``options``.
 2. Replace :meth:`TemplateBackend.encode` and :meth:`TemplateBackend.solve` with your solver.
    Import a third-party package inside the methods (never at the top of the module), so a
    missing package makes the backend "unavailable, install X" instead of breaking the harness.
@@ -59,8 +61,16 @@ class TemplateBackend(Backend):
     name: ClassVar[str] = "template"
     #: One line for ``harness backends``.
     summary: ClassVar[str] = "template to copy: depth-first, fewest candidates, forward checking"
-    #: What to install when :meth:`available` fails (the pip name); "" when nothing is needed.
+    #: What to install when the backend cannot run here (the pip name); "" when nothing is
+    #: needed.
     requires: ClassVar[str] = ""
+    #: The module whose import shows that ``requires`` is installed, e.g. ``"pycosat"``: with
+    #: it set, the inherited :meth:`~backends.base.Backend.unavailable_reason` returns "install
+    #: <requires>" when that import fails, and None when it works, so most backends write no
+    #: check of their own. "" when nothing is needed, as here. A check that an import cannot
+    #: make (a library version, a licence) overrides the classmethod ``unavailable_reason()``
+    #: (untimed), returning the reason or None.
+    imports: ClassVar[str] = ""
     #: The options ``--backend template:order=descending`` may set. ``Backend.__init__`` checks
     #: names and values (``choices``, ``parse``) and puts the values in ``self.config``; an
     #: option left at its default does not appear in the backend's spec.
@@ -84,15 +94,6 @@ class TemplateBackend(Backend):
 
     # ``__init__(**options)`` is inherited: untimed, it validates the options into
     # ``self.config``. Override it only to prepare option-dependent tables, and call super().
-
-    @classmethod
-    def available(cls) -> str | None:
-        """``None`` when the backend can run here, else the reason ("install X"). Untimed.
-
-        Import your third-party package here inside ``try``; return the reason on
-        ``ImportError``. This template needs nothing, so it is always available.
-        """
-        return None
 
     def encode(self, puzzle: Puzzle) -> Encoded:
         """Build what the solver works on. **Timed as the encode phase** (``encode_s``).

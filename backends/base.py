@@ -8,6 +8,11 @@ A backend is a class with three steps, after benchopt's ``BaseSolver``:
 3. :meth:`Backend.solve` -- **timed as the ``solve`` phase.** Searches, decodes the answer and
    returns a :class:`SolveResult`. Decoding is part of solving.
 
+A backend whose search is one call into native code may also define ``solve_call(encoded,
+limit)`` and ``solve_decode(raw, encoded)`` (``solve`` is then ``solve_decode(solve_call(...))``):
+the harness times the call alone as the ``solve`` phase, and reads its answer untimed, so
+the phase is the solver's work, not the reading of its buffers (see :mod:`backends.lib`).
+
 The harness then checks the answer with its own independent checker (the ``check`` phase),
 never trusting the backend. A backend knows nothing about the harness.
 
@@ -29,7 +34,7 @@ Every backend fills the counters it can compute honestly and leaves the others `
 
 Library statistics keep their native names (``num_branches``, ``num_conflicts``,
 ``variables``, ``clauses``...) in :attr:`SolveResult.native`; the harness writes each as its
-own column.
+own column. None may take the name of one of the row's own columns (:data:`ROW_COLUMNS`).
 
 Statuses
 --------
@@ -44,6 +49,8 @@ from __future__ import annotations
 
 import enum
 import importlib
+import math
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -69,6 +76,19 @@ class Status(enum.StrEnum):
 #: The counters every backend reports or leaves None, in column order.
 COUNTERS: tuple[str, ...] = ("nodes", "guesses", "backtracks")
 
+#: The harness's own row columns (its results schema, ``harness/results``). A native statistic
+#: never takes one of these names: a ``cmd:`` solver's statistic so named becomes
+#: ``native_<name>``, and a plugin that declares one in ``native_counters`` is refused.
+ROW_COLUMNS: frozenset[str] = frozenset(
+    {
+        *("dataset", "line", "puzzle", "size", "givens", "backend", "repeat", "limit", "jobs"),
+        *("host", "status", "solutions", "solution", "message", *COUNTERS),
+        *("encode_s", "solve_s", "encode_cpu_s", "solve_cpu_s", "own_solve_s", "check_s"),
+        "wall_s",
+        "peak_rss_mib",
+    }
+)
+
 
 @dataclass(frozen=True)
 class SolveResult:
@@ -78,7 +98,8 @@ class SolveResult:
     ``solutions_found`` counts solutions found under the limit: with limit 2, a value of 2
     means "at least two". ``nodes``, ``guesses`` and ``backtracks`` are defined in the module
     docstring; each may be ``None`` when the backend cannot measure it. ``native`` holds a
-    library's own statistics under their native names.
+    library's own statistics under their native names. ``own_solve_s`` is the solver's own
+    clock for this solve, seconds, when it keeps one (a ``cmd:`` or ``lib:`` solver).
     """
 
     status: Status
@@ -89,6 +110,7 @@ class SolveResult:
     backtracks: int | None = None
     native: Mapping[str, int | float] = field(default_factory=dict)
     message: str = ""
+    own_solve_s: float | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.status, Status):
@@ -106,6 +128,9 @@ class SolveResult:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value < 0):
                 raise BackendError(f"counter {name} must be a non-negative int, got {value!r}")
+        own = self.own_solve_s
+        if own is not None and not (isinstance(own, int | float) and 0 <= own < math.inf):
+            raise BackendError(f"own_solve_s must be a non-negative number of seconds, got {own!r}")
 
 
 @dataclass(frozen=True)
@@ -136,8 +161,8 @@ class SearchOutcome:
 
 
 def install_reason(module: str, package: str) -> str | None:
-    """What :meth:`Backend.available` says: ``None`` when ``module`` imports, else 'install
-    ``package``'."""
+    """What :meth:`Backend.unavailable_reason` says by default: ``None`` when ``module``
+    imports, else 'install ``package``'."""
     try:
         importlib.import_module(module)
     except ImportError:
@@ -198,9 +223,10 @@ class Backend(ABC):
 
     ``name``             registry key, as typed after ``--backend``.
     ``summary``          one line for ``harness backends``.
-    ``requires``         what to install when :meth:`available` fails, e.g. ``"pycosat"``.
+    ``requires``         what to install when the backend is unavailable, e.g. ``"pycosat"``.
     ``imports``          the module whose import shows that ``requires`` is installed; the
-                         default :meth:`available` tries it (empty: nothing to import).
+                         default :meth:`unavailable_reason` tries it (empty: nothing to
+                         import).
     ``options``          the :class:`Option` s it takes.
     ``deterministic``    True when the same puzzle and options give the same counters
                          every run (the regression gate compares such counters exactly).
@@ -234,12 +260,25 @@ class Backend(ABC):
         }
 
     @classmethod
-    def available(cls) -> str | None:
-        """``None`` when the backend can run here, else the reason (e.g. 'install pycosat').
+    def unavailable_reason(cls) -> str | None:
+        """Why the backend cannot run here (e.g. 'install pycosat'), or None when it can.
 
-        By default, whether the module ``imports`` names imports.
+        By default, whether the module ``imports`` names imports: a backend that needs one
+        package sets ``requires`` and ``imports`` and does not override this.
         """
         return install_reason(cls.imports, cls.requires) if cls.imports else None
+
+    @classmethod
+    def available(cls) -> str | None:
+        """The deprecated name of :meth:`unavailable_reason` (it answers None when the backend
+        *is* available); it still works, with a DeprecationWarning. A plugin that overrides
+        it is still asked through it (:func:`backends.availability`)."""
+        warnings.warn(
+            "Backend.available() is deprecated: call unavailable_reason()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return cls.unavailable_reason()
 
     @property
     def spec(self) -> str:

@@ -31,8 +31,8 @@ from backends.puzzle import Grid, Puzzle
 MODELS: tuple[str, ...] = ("alldiff", "boolean")
 
 #: Chosen by measuring with benchmarks/bench_cpsat.py: on top95 (limit 1) alldiff with presolve
-#: had the lowest median encode + solve time (boolean builds its model about 7x slower in
-#: Python); at limit 2 the four combinations were within 1.4x of each other.
+#: had the lowest median encode + solve time (boolean builds its model much more slowly in
+#: Python); at limit 2 the four combinations were close (docs/benchmarks.md).
 DEFAULT_MODEL = "alldiff"
 
 #: An UNKNOWN status counts as TIMEOUT when the call used this share of its time limit (by

@@ -12,9 +12,13 @@ module is imported only when that plugin is asked for.
 
 A plugin is *unavailable*, with the reason, when its name is a built-in's (built-ins win),
 when another distribution declared the name first, when its name could not be typed after
-``--backend``, when its module fails to import, or when the object is not a concrete
+``--backend``, when its module fails to import, when the object is not a concrete
 :class:`~backends.base.Backend` subclass whose ``name`` is the entry point's name (the name is
-how worker processes find the backend again). A broken plugin never breaks another backend.
+how worker processes find the backend again), or when one of its ``native_counters`` is named
+like a row column (:data:`~backends.base.ROW_COLUMNS`). A broken plugin never breaks another
+backend. A plugin that overrides the deprecated ``available()`` rather than
+``unavailable_reason()`` still works (:func:`backends.availability`), with a
+DeprecationWarning.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from backends.base import Backend
+from backends.base import ROW_COLUMNS, Backend
 
 #: The entry-point group a distribution declares its backends in.
 GROUP = "sudoku_harness.backends"
@@ -44,7 +48,7 @@ class Plugin:
     distribution: str  # "" when the entry point names none
     version: str
     cls: type[Backend] | None
-    reason: str | None  # None when ``cls`` can run here (its own ``available()`` aside)
+    reason: str | None  # None when ``cls`` can run here (its own ``unavailable_reason()`` aside)
 
     @property
     def origin(self) -> str:
@@ -126,6 +130,10 @@ def _vetted(ep: Any, builtins: Collection[str]) -> Plugin:
     declared = getattr(obj, "name", None)
     if declared != name:
         reason = f"{obj.__name__}.name is {declared!r}; it must be the entry point's, {name!r}"
+        return _record(ep, None, reason)
+    shadowing = sorted(set(obj.native_counters) & ROW_COLUMNS)
+    if shadowing:
+        reason = f"{obj.__name__}'s native statistic {shadowing[0]!r} is a row column's name"
         return _record(ep, None, reason)
     return _record(ep, obj, None)
 

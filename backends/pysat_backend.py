@@ -11,11 +11,11 @@ Time limit: the engines of the MiniSat, Glucose, Maple and MergeSat families sto
 interrupted. Each call first runs a slice of :data:`FIRST_SLICE` conflicts under PySAT's
 conflict budget, with no thread: nearly every puzzle is decided there. A call that needs more
 goes on without a budget while a ``threading.Timer`` calls ``interrupt()`` when
-``time_limit`` has passed; the result is then TIMEOUT. (A timer on every call was measured to
-add 0.2 to 3.5 ms to a 0.6 ms solve on a loaded machine: the hand-offs between the two threads
-wait for the scheduler.) Going on after the slice is the same as a restart at that point, so
-the counters stay deterministic. PySAT cannot interrupt CaDiCaL, so a CaDiCaL call runs until
-it ends or the harness kills its worker (the row is TIMEOUT either way).
+``time_limit`` has passed; the result is then TIMEOUT. (A timer on every call would add to
+every solve the hand-offs between two threads, which wait for the scheduler.) Going on after
+the slice is the same as a restart at that point, so the counters stay deterministic. PySAT
+cannot interrupt CaDiCaL, so a CaDiCaL call runs until it ends or the harness kills its
+worker (the row is TIMEOUT either way).
 
 Counters: PySAT's ``accum_stats()`` (summed over every call, both solutions) goes in
 ``native`` under its own names, ``decisions``, ``conflicts``, ``propagations`` and
@@ -54,11 +54,11 @@ ENGINES: tuple[str, ...] = (
     "mergesat3",
 )
 
-#: Engines that PySAT can interrupt (measured: a 0.3 s timer stops each one on a pigeonhole
+#: Engines that PySAT can interrupt (measured: a timer stops each one on a pigeonhole
 #: CNF that takes minutes; every CaDiCaL raises NotImplementedError on ``interrupt()``).
 INTERRUPTIBLE: frozenset[str] = frozenset(e for e in ENGINES if not e.startswith("cadical"))
 
-#: Conflicts an interruptible engine may spend before a timer is armed (about 15-20 ms of
+#: Conflicts an interruptible engine may spend before a timer is armed (a short slice of
 #: MiniSat or Glucose on a hard CNF; top95's median puzzle needs under 20 conflicts).
 FIRST_SLICE = 1000
 

@@ -2,7 +2,7 @@
 
 The library is the maintained ``python-constraint2`` package (it imports as ``constraint``,
 and ships a Cython-compiled core). The old ``python-constraint`` 1.x package imports under
-the same name; :meth:`PythonConstraintBackend.available` refuses it.
+the same name; :meth:`PythonConstraintBackend.unavailable_reason` refuses it.
 
 Model
 -----
@@ -32,7 +32,7 @@ Options
     solutions only) are left out. The default, ``backtracking``, was chosen by measurement
     with ``benchmarks/bench_python_constraint.py`` (Norvig's hardest and the first 20 of
     top95): ``backtracking`` and ``recursive`` were within noise of each other, and
-    ``optimized`` was several times slower at the median, with timeouts at 20 s on top95.
+    ``optimized`` was several times slower (docs/benchmarks.md has the figures).
     Of the first two, ``backtracking`` is iterative, so 25x25 grids do not deepen the stack.
 ``prune``
     Prune empty cells' domains by their givens' peers at encode time (see *Model*). It does
@@ -55,14 +55,11 @@ limits from outside the worker process. The library exposes no search counters, 
 compiled solvers cannot be hooked, so ``nodes``, ``guesses`` and ``backtracks`` are always
 ``None``. ``constraint_checks`` is not a node count: each value the search tries is checked
 against the cell's row, column and box constraints in turn, stopping at the first that fails,
-so one to three checks per value tried. Counting cost 1-5% of solve time (median per-puzzle
-ratio over 31 puzzles in two runs of the benchmark with ``--count-checks both``), so it is on
-by default.
+so one to three checks per value tried. Counting costs little beside the solve
+(docs/benchmarks.md), so it is on by default.
 
-Sizes: ``max_box`` is 5 and the harness's timeout decides. Measured with ``backtracking``,
-one subprocess per solve: 16x16 grids with 45% blanks solved in 15-35 ms; with 55% blanks in
-37 ms to 2.8 s; with 60% blanks one of three in 34 s, two past 60 s; 25x25 grids with 45%
-blanks in 0.7-6.4 s. ``optimized`` passed 60 s on every one of these but the 45% 16x16.
+Sizes: ``max_box`` is 5 and the harness's timeout decides: the more blanks a 16x16 or 25x25
+grid has, the sooner the search outgrows any timeout (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -105,7 +102,7 @@ SOLVERS: dict[str, Callable[[ModuleType], Any]] = {
 
 def _import_library() -> ModuleType:
     """The ``constraint`` module of python-constraint2, or BackendUnavailableError."""
-    reason = PythonConstraintBackend.available()
+    reason = PythonConstraintBackend.unavailable_reason()
     if reason is not None:
         raise BackendUnavailableError(f"backend 'python-constraint' is unavailable: {reason}")
     import constraint
@@ -114,7 +111,7 @@ def _import_library() -> ModuleType:
 
 
 def _installed_version(distribution: str) -> str | None:
-    from importlib import metadata  # ~20 ms to import: only when asked
+    from importlib import metadata  # only when asked: a heavy import
 
     try:
         return metadata.version(distribution)
@@ -206,7 +203,7 @@ class PythonConstraintBackend(Backend):
     native_counters: ClassVar[tuple[str, ...]] = ("constraint_checks",)
 
     @classmethod
-    def available(cls) -> str | None:
+    def unavailable_reason(cls) -> str | None:
         try:
             import constraint
         except ImportError:
@@ -220,7 +217,9 @@ class PythonConstraintBackend(Backend):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         # Import now, untimed, so that the first encode does not pay for loading the library.
-        self._lib: ModuleType | None = _import_library() if self.available() is None else None
+        self._lib: ModuleType | None = (
+            _import_library() if self.unavailable_reason() is None else None
+        )
 
     def encode(self, puzzle: Puzzle) -> ConstraintProblem:
         lib = self._lib or _import_library()

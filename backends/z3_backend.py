@@ -6,14 +6,13 @@ model). ``solve`` checks it; for a second solution it adds "some empty cell diff
 first grid" inside a ``push``/``pop`` scope, so the encoded model is left as it was.
 
 The solver is Z3's finite-domain one (``SolverFor("QF_FD")``), which bit-blasts the bounded
-integers to SAT. Z3's default solver (linear arithmetic) was measured far slower: 0.4 s on a
-top95 puzzle where QF_FD takes 0.09 s, and no answer within 10 s for an empty 9x9 grid. Even
-so Z3 takes tens of milliseconds per 9x9 puzzle, so it is marked ``slow``.
+integers to SAT. Z3's default solver (linear arithmetic) was measured far slower
+(docs/benchmarks.md). Even so Z3 is slow beside the other SAT backends, and marked ``slow``.
 
 Its time limit is Z3's own ``timeout`` parameter, set per check to what is left; a check it
 stops answers ``unknown`` with the reason ``timeout`` or ``canceled``, which is TIMEOUT. Z3
-looks at it only between steps of its own: on an empty 25x25 grid a 50 ms limit stopped it
-after about 2 s (the harness kills the worker at the run's timeout in any case).
+looks at it only between steps of its own, so it can stop well after its limit (the harness
+kills the worker at the run's timeout in any case).
 
 Z3's SAT-core statistics go in ``native`` under Z3's names with spaces as underscores
 (``sat conflicts`` is ``sat_conflicts``), summed over both checks; Z3 omits a counter it

@@ -6,9 +6,9 @@ An echo solver answers every puzzle ``UNKNOWN -`` at once, so what is measured i
 protocol alone. Two echo solvers, in Python and (when a C compiler is found) in C, show how
 much of the floor is the solver's own interpreter.
 
-* round trip: :class:`backends.command.CmdBackend`'s ``solve()`` called in this process,
+* round trip: :class:`backends.cmd_backend.CmdBackend`'s ``solve()`` called in this process,
   SOLVES times: write ``<puzzle> <limit>``, read the answer, parse it (median and 90th
-  percentile, us). This is the floor under every ``cmd:`` solve time (the issue's target:
+  percentile, us). This is the floor under every ``cmd:`` solve time (the target:
   at most 20 us);
 * harness per puzzle: ``harness run -q -b cmd:ECHO`` on COUNT distinct 9x9 puzzles and on
   COUNT/5 (alternating, ROUNDS times each); the slope of the median wall times is the whole
@@ -33,7 +33,7 @@ from common import DATASETS, harness_run
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from backends.command import CmdBackend  # noqa: E402 -- after the project is on the path
+from backends.cmd_backend import CmdBackend  # noqa: E402 -- after the project is on the path
 from backends.puzzle import Puzzle  # noqa: E402
 
 ECHO_PY = """import sys

@@ -15,8 +15,8 @@ checked by the harness's checker outside the timed passes.
 For each contestant it prints the nodes (Norvig's: calls of his ``search``, counted in an
 untimed pass by wrapping it; ours: root plus values tried), the median and minimum CPU
 seconds per pass, and the median of the per-round ratios Norvig's time / ours. The last
-lines give the fastest backend's ratios against the targets of issue 13 (at least 15x on
-top95 and 10x on hardest and easy50). Without ``../shared/peers`` it skips, saying why.
+lines give the fastest backend's ratios against their targets (at least 15x on top95 and
+10x on hardest and easy50). Without ``../shared/peers`` it skips, saying why.
 """
 
 from __future__ import annotations

@@ -11,12 +11,12 @@ the medians of:
 
 * start-up: the whole wall time of `harness run -q` on one puzzle, after one untimed run
   (so the disk cache is warm): Python's start, imports, reading, provenance and the
-  calibration, a worker, the CSV, the table, exit (the issue's target: at most 0.15 s);
+  calibration, a worker, the CSV, the table, exit (target: at most 0.15 s);
 * wall: the subprocess's whole wall time on COUNT puzzles;
 * solve: the sum of the backend's encode + solve times over every row (what a user asked
   to measure), and that sum over the worker count, the time the solves would take on
   JOBS workers that never wait for the harness;
-* overhead = wall / (solve / jobs) - 1, per run (the issue's targets: at most 5 % at
+* overhead = wall / (solve / jobs) - 1, per run (targets: at most 5 % at
   --jobs 1 and 10 % at --jobs 2 on 10,000 puzzles with the fastest backend). At --jobs 2
   on this 2-core machine the parent competes with the workers for the cores;
 * marginal: (wall - start-up - solve / jobs) / COUNT, what the harness adds per puzzle
@@ -131,7 +131,7 @@ def main() -> int:
         print(f"public datasets absent: {DATASETS} not found", file=sys.stderr)
         return 2
     if args.count < 1000 or args.rounds < 1:
-        parser.error("--count must be at least 1000 (the issue's minimum), --rounds at least 1")
+        parser.error("--count must be at least 1000, --rounds at least 1")
     jobs_list = args.jobs or [1, 2]
     subprocess.run(
         [sys.executable, "-m", "compileall", "-q", str(ROOT / "backends"), str(ROOT / "harness")],

@@ -21,7 +21,7 @@ With ``--against REV`` it times instead what `harness run` does after its last s
 print its tables (``print_tables``: :func:`harness.tables.summary.for_tables`, the summary and
 native tables and their text, the collector paused) with the code of git revision REV and
 with the code in the tree, alternately in one process, ROUNDS times each, on three shapes
-of rows as `harness run` holds them (issue 13: at most 8 ms for 10,000 rows of one backend):
+of rows as `harness run` holds them:
 
 * COUNT puzzles x 1 backend: the rows of `harness run -q -b bitmask` on COUNT distinct
   puzzles (bench_overhead.py's build);

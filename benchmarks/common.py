@@ -101,7 +101,7 @@ def load_puzzles(path: Path) -> list[Puzzle]:
 
 def require_available(backend_class: type[Backend]) -> None:
     """Exit with the reason when a backend's solver library is not installed."""
-    reason = backend_class.available()
+    reason = backend_class.unavailable_reason()
     if reason:
         raise SystemExit(f"{backend_class.name} backend unavailable: {reason}")
 

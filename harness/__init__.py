@@ -7,7 +7,7 @@ UNKNOWN_VERSION = "0+unknown"
 
 
 def __getattr__(name: str) -> str:
-    """``__version__``, read from the installed metadata only when asked (it costs ~20 ms)."""
+    """``__version__``, read from the installed metadata only when asked."""
     if name != "__version__":
         raise AttributeError(f"module 'harness' has no attribute {name!r}")
     from importlib import metadata

@@ -32,3 +32,20 @@ class ClashBackend(MisnamedBackend):
     """A plugin that claims a built-in's name."""
 
     name: ClassVar[str] = "mrv"
+
+
+class ShadowingBackend(MisnamedBackend):
+    """A plugin whose native statistic is named like a row column."""
+
+    name: ClassVar[str] = "shadowing"
+    native_counters: ClassVar[tuple[str, ...]] = ("flips", "host")
+
+
+class OldStyleBackend(MisnamedBackend):
+    """A plugin that overrides the deprecated ``available()`` to give its reason."""
+
+    name: ClassVar[str] = "oldstyle"
+
+    @classmethod
+    def available(cls) -> str | None:
+        return "install oldlib"

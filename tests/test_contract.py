@@ -5,16 +5,17 @@ A backend whose package is not installed is skipped with its reason, never faile
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 from backends import REGISTRY, backend_class, make_backend
-from backends.base import Backend, SolveResult, Status, install_reason
+from backends.base import ROW_COLUMNS, Backend, SolveResult, Status, install_reason
 from backends.puzzle import Puzzle
 from harness.check.checker import check_solution
 from harness.puzzles.readers import PuzzleRecord, read_puzzles
-from harness.results import read_rows
+from harness.results import BASE_COLUMNS, read_rows
 from harness.run import runner
 from tests.puzzles import shipped
 
@@ -25,11 +26,24 @@ REFERENCE = "dlx"
 IMPOSSIBLE = ".....5.8....6.1.43..........1.5........1.6...3.......553.....61........4........."
 
 
+def spec_of(name: str) -> str:
+    """The spec that runs ``name``: the name, or for ``lib`` the example library (built
+    here; a skip without a C compiler)."""
+    if name != "lib":
+        return name
+    from tests.test_lib import example_library
+
+    library = example_library()
+    if library is None:
+        pytest.skip("lib: no C compiler (cc or gcc) to build examples/lib/solver.c")
+    return f"lib:{library}"
+
+
 def backend_or_skip(name: str) -> Backend:
-    reason = backend_class(name).available()
+    reason = backend_class(name).unavailable_reason()
     if reason is not None:
         pytest.skip(f"{name} unavailable: {reason}")
-    return make_backend(name)
+    return make_backend(spec_of(name))
 
 
 def solve(backend: Backend, puzzle: Puzzle, limit: int = 1) -> SolveResult:
@@ -122,7 +136,7 @@ def test_keeps_time_limit(name: str, tmp_path: Path) -> None:
     backend_or_skip(name)
     record = PuzzleRecord("impossible", 1, Puzzle.parse(IMPOSSIBLE), None, None, "")
     config = runner.RunConfig(
-        backends=runner.resolve_backends([name]), out=tmp_path / "t.csv", timeout=1.0
+        backends=runner.resolve_backends([spec_of(name)]), out=tmp_path / "t.csv", timeout=1.0
     )
     runner.run([record], config)
     row = read_rows(config.out)[1][0]
@@ -131,11 +145,29 @@ def test_keeps_time_limit(name: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_declares_itself(name: str) -> None:
-    """Every backend has a name matching its key, a summary, and declared native counters."""
+    """Every backend has a name matching its key, a summary, and declared native counters,
+    none named like a row column."""
     cls = backend_class(name)
     assert name == cls.name
     assert bool(cls.summary)
     assert isinstance(cls.native_counters, tuple)
+    assert set() == set(cls.native_counters) & ROW_COLUMNS
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if isinstance(REGISTRY[n], str)])
+def test_module_is_named_by_the_rule(name: str) -> None:
+    """backends/NAME.py, or NAME_backend.py where NAME is also the wrapped library's module
+    (or the standard library's): the rule in backends/__init__.py."""
+    bare = name.replace("-", "_")
+    wrapped = backend_class(name).imports.partition(".")[0]
+    shadows = bare == wrapped or bare in sys.stdlib_module_names
+    expected = f"backends.{bare}_backend" if shadows else f"backends.{bare}"
+    assert expected == str(REGISTRY[name]).partition(":")[0]
+
+
+def test_row_columns_are_the_results_schema() -> None:
+    """The names native statistics may not take are exactly the results CSV's own columns."""
+    assert set(BASE_COLUMNS) == ROW_COLUMNS
 
 
 def test_install_reason_names_the_missing_package() -> None:

@@ -13,13 +13,15 @@ from backends.errors import BackendError, BackendOptionError, UnknownStatusError
 from backends.puzzle import Puzzle
 from tests.puzzles import TOP95_FIRST, WRONG_GIVEN, formula_grid, run, with_blanks
 
-if CpSatBackend.available() is not None:
-    pytest.skip(f"cpsat backend unavailable: {CpSatBackend.available()}", allow_module_level=True)
+if CpSatBackend.unavailable_reason() is not None:
+    pytest.skip(
+        f"cpsat backend unavailable: {CpSatBackend.unavailable_reason()}", allow_module_level=True
+    )
 
 
 def test_available() -> None:
     """With ortools installed the backend is available."""
-    assert CpSatBackend.available() is None
+    assert CpSatBackend.unavailable_reason() is None
 
 
 @pytest.mark.parametrize("presolve", [True, False])

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from backends.base import Status
-from backends.cryptosat_backend import CryptosatBackend, model_literals
-from backends.cryptosat_backend import translate_status as translate_cms
+from backends.cryptosat import CryptosatBackend, model_literals
+from backends.cryptosat import translate_status as translate_cms
 from backends.errors import UnknownStatusError
 from backends.puzzle import Puzzle
 from backends.z3_backend import Z3Backend, Z3Model
@@ -18,8 +18,8 @@ from tests.test_pysat import pigeonhole
 
 
 def needs(cls: type) -> None:
-    if cls.available() is not None:
-        pytest.skip(f"{cls.name} unavailable: {cls.available()}")
+    if cls.unavailable_reason() is not None:
+        pytest.skip(f"{cls.name} unavailable: {cls.unavailable_reason()}")
 
 
 def test_cryptosat_translate() -> None:

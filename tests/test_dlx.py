@@ -132,7 +132,7 @@ def test_dlx_is_registered() -> None:
 
 def test_dlx_needs_no_package() -> None:
     """dlx is pure Python, so it is always available."""
-    assert DlxBackend.available() is None
+    assert DlxBackend.unavailable_reason() is None
 
 
 def test_declares_its_native_counters() -> None:

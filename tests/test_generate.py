@@ -108,7 +108,7 @@ def dlx() -> Iterator:
 @pytest.fixture(scope="module")
 def pycosat() -> Iterator:
     """The pycosat backend (SAT), or a skip when pycosat is not installed."""
-    reason = backend_class("pycosat").available()
+    reason = backend_class("pycosat").unavailable_reason()
     if reason is not None:
         pytest.skip(f"pycosat unavailable: {reason}")
     yield make_backend("pycosat")
@@ -414,7 +414,7 @@ def test_mutate_keeps_uniqueness_and_symmetry(dlx) -> None:
 
 def test_adversarial_needs_a_node_counting_backend() -> None:
     """A backend without a nodes counter cannot be climbed against."""
-    if backend_class("pycosat").available() is not None:
+    if backend_class("pycosat").unavailable_reason() is not None:
         pytest.skip("pycosat unavailable")
     with pytest.raises(GenerateError, match="does not count nodes"):
         make_candidate(1, GenerateOptions(adversarial="pycosat", iterations=1))

@@ -59,7 +59,7 @@ SIZE_CASES = [
 
 def backend_of(spec: str) -> Backend:
     """The backend a spec names, or a skip when its solver library is not installed."""
-    reason = backend_class(parse_spec(spec)[0]).available()
+    reason = backend_class(parse_spec(spec)[0]).unavailable_reason()
     if reason is not None:
         pytest.skip(f"{spec} unavailable: {reason}")
     return make_backend(spec)

@@ -12,9 +12,10 @@ from backends.miniexact_backend import MiniexactBackend, translate_status
 from backends.puzzle import Puzzle
 from tests.puzzles import TOP95_FIRST, run
 
-if MiniexactBackend.available() is not None:
+if MiniexactBackend.unavailable_reason() is not None:
     pytest.skip(
-        f"miniexact backend unavailable: {MiniexactBackend.available()}", allow_module_level=True
+        f"miniexact backend unavailable: {MiniexactBackend.unavailable_reason()}",
+        allow_module_level=True,
     )
 
 SOLVED_GRID = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"

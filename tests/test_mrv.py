@@ -43,7 +43,7 @@ def test_mrv_is_registered() -> None:
 
 def test_mrv_is_available() -> None:
     """mrv needs no third-party package."""
-    assert MrvBackend.available() is None
+    assert MrvBackend.unavailable_reason() is None
 
 
 def test_options_from_a_spec() -> None:

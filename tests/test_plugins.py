@@ -40,6 +40,8 @@ notabackend = tests.plugin_cases:NotABackend
 abstract = tests.plugin_cases:AbstractBackend
 misnamed = tests.plugin_cases:MisnamedBackend
 mrv = tests.plugin_cases:ClashBackend
+shadowing = tests.plugin_cases:ShadowingBackend
+oldstyle = tests.plugin_cases:OldStyleBackend
 template = backends._template:TemplateBackend
 """
 
@@ -176,7 +178,8 @@ def run_contract(name: str, tmp_path: Path) -> None:
 
 def test_broken_plugins_are_listed_unavailable_with_reasons(broken_plugins: Path) -> None:
     """Each broken plugin is UNAVAILABLE with its reason; the CLI still lists everything."""
-    result = invoke("backends")
+    with pytest.warns(DeprecationWarning, match="OldStyleBackend overrides available"):
+        result = invoke("backends")
     entries = listed(result.output)
     reasons = {
         "missing": "cannot import it: ModuleNotFoundError: No module named "
@@ -186,6 +189,7 @@ def test_broken_plugins_are_listed_unavailable_with_reasons(broken_plugins: Path
         "abstract": "AbstractBackend does not implement solve",
         "misnamed": "MisnamedBackend.name is 'other'; it must be the entry point's, 'misnamed'",
         "mrv": "the name 'mrv' is a built-in backend's; built-ins win",
+        "shadowing": "ShadowingBackend's native statistic 'host' is a row column's name",
     }
     assert 0 == result.exit_code
     for name, why in reasons.items():
@@ -194,6 +198,7 @@ def test_broken_plugins_are_listed_unavailable_with_reasons(broken_plugins: Path
         assert why in entry
     assert "from broken-plugins 1.0" in entries["missing"]
     assert "[available;" in entries["template"]
+    assert "[UNAVAILABLE: install oldlib;" in entries["oldstyle"]  # available()'s answer
 
 
 def test_broken_plugin_run_is_one_line_error(broken_plugins: Path, tmp_path: Path) -> None:
@@ -261,3 +266,18 @@ def test_a_name_declared_twice_keeps_the_first(broken_plugins: Path) -> None:
         shadowed.cls,
         shadowed.reason,
     )
+
+
+def test_old_contract_available_still_works_with_a_warning(broken_plugins: Path) -> None:
+    """A plugin that overrides available() is asked through it, with a DeprecationWarning."""
+    cls = backends.backend_class("oldstyle")
+    with pytest.warns(DeprecationWarning, match="new name is unavailable_reason"):
+        reason = backends.availability(cls)
+    assert "install oldlib" == reason
+
+
+def test_old_name_on_a_new_backend_warns_and_answers() -> None:
+    """Backend.available() still answers, as unavailable_reason() does, with a warning."""
+    with pytest.warns(DeprecationWarning, match="call unavailable_reason"):
+        reason = MrvBackend.available()
+    assert MrvBackend.unavailable_reason() == reason

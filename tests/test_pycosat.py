@@ -14,15 +14,16 @@ from backends.puzzle import Puzzle
 from backends.pycosat_backend import PycosatBackend, translate_status
 from tests.puzzles import TOP95_FIRST, WRONG_GIVEN, run
 
-if PycosatBackend.available() is not None:
+if PycosatBackend.unavailable_reason() is not None:
     pytest.skip(
-        f"pycosat backend unavailable: {PycosatBackend.available()}", allow_module_level=True
+        f"pycosat backend unavailable: {PycosatBackend.unavailable_reason()}",
+        allow_module_level=True,
     )
 
 
 def test_available() -> None:
     """With pycosat installed the backend is available."""
-    assert PycosatBackend.available() is None
+    assert PycosatBackend.unavailable_reason() is None
 
 
 @pytest.mark.parametrize("reduce", [False, True])

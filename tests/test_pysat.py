@@ -16,8 +16,10 @@ from backends.pysat_backend import ENGINES, INTERRUPTIBLE, STATS, PysatBackend, 
 from harness.check.checker import check_solution
 from tests.puzzles import TOP95_FIRST, WRONG_GIVEN, run
 
-if PysatBackend.available() is not None:
-    pytest.skip(f"pysat backend unavailable: {PysatBackend.available()}", allow_module_level=True)
+if PysatBackend.unavailable_reason() is not None:
+    pytest.skip(
+        f"pysat backend unavailable: {PysatBackend.unavailable_reason()}", allow_module_level=True
+    )
 
 
 def pigeonhole(holes: int) -> cnf.Cnf:

@@ -14,8 +14,8 @@ from backends.python_constraint import SOLVERS, PythonConstraintBackend, transla
 from tests.puzzles import SHARED_DATASETS
 
 pytestmark = pytest.mark.skipif(
-    PythonConstraintBackend.available() is not None,
-    reason=f"python-constraint backend unavailable: {PythonConstraintBackend.available()}",
+    PythonConstraintBackend.unavailable_reason() is not None,
+    reason=f"python-constraint backend unavailable: {PythonConstraintBackend.unavailable_reason()}",
 )
 
 FOUR = "1...4.3...1.3..."  # a 4x4 (with two solutions)
@@ -46,19 +46,19 @@ def solve(text: str, limit: int = 1, **options: object) -> SolveResult:
 
 def test_available_here() -> None:
     """The installed python-constraint2 makes the backend available."""
-    assert PythonConstraintBackend.available() is None
+    assert PythonConstraintBackend.unavailable_reason() is None
 
 
 def test_available_names_package_when_import_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     """A failed `import constraint` asks for python-constraint2."""
     monkeypatch.setitem(sys.modules, "constraint", None)
-    assert PythonConstraintBackend.available() == "install python-constraint2"
+    assert PythonConstraintBackend.unavailable_reason() == "install python-constraint2"
 
 
 def test_available_refuses_old_package(monkeypatch: pytest.MonkeyPatch) -> None:
     """A `constraint` module without the 2.x solvers (python-constraint 1.x) is refused."""
     monkeypatch.setitem(sys.modules, "constraint", types.ModuleType("constraint"))
-    reason = PythonConstraintBackend.available()
+    reason = PythonConstraintBackend.unavailable_reason()
     assert reason is not None
     assert reason.startswith("install python-constraint2 (found ")
 

@@ -20,11 +20,9 @@ from backends.engines import cnf
 from backends.errors import UnknownStatusError
 from backends.puzzle import Puzzle
 
-#: Defaults chosen by measuring with benchmarks/bench_pycosat.py. reduce=true is 2.8 to 5.8x
-#: faster (encode + solve, median) than reduce=false on top95 and easy50 under every encoding.
-#: With reduce, the three encodings are within 1.4x of each other on 9x9, extended having the
-#: smallest worst case, while on 25x25 puzzles extended solved in 39-106 ms where minimal
-#: took 1.0-5.9 s and efficient 1.4-17 s.
+#: Defaults chosen by measuring with benchmarks/bench_pycosat.py (figures in
+#: docs/benchmarks.md): reduce=true was faster than reduce=false under every encoding, and
+#: with it extended had the smallest worst case on 9x9 and was far ahead on 25x25.
 DEFAULT_ENCODING = "extended"
 DEFAULT_REDUCE = True
 

@@ -74,8 +74,8 @@ def check_solution(givens: Sequence[int], answer: Sequence[int] | None) -> str |
 
 
 def _valid(givens: Sequence[int], answer: Sequence[int], n: int) -> bool:
-    """The whole check at C speed (~3 us for 9x9, against ~20 us for :func:`_reason`'s
-    loop): True only for a valid completion; False says nothing of why."""
+    """The whole check at C speed (no Python loop over cells, as :func:`_reason` has):
+    True only for a valid completion; False says nothing of why."""
     bits, full, digits = _placements(n)
     return (
         set(map(type, answer)) == {int}  # not bool, float or str: they would compare equal

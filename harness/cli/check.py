@@ -14,7 +14,7 @@ from harness.exit_codes import CheckExit
 
 @click.command()
 @click.argument("baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.argument("new", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("new", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=False)
 @click.option(
     "--tolerance",
     type=click.FloatRange(min=0),
@@ -25,9 +25,9 @@ from harness.exit_codes import CheckExit
 @click.option(
     "--time-ratio",
     type=click.FloatRange(min=1),
-    default=1.25,
-    show_default=True,
-    help="A median slowdown must exceed this factor to count...",
+    default=None,
+    help="A median slowdown must exceed this factor to count (default: 1.25 against a "
+    "baseline, 1.1 for pairs of one run)...",
 )
 @click.option(
     "--alpha",
@@ -41,35 +41,48 @@ from harness.exit_codes import CheckExit
     is_flag=True,
     help="Compare answers and counters only.",
 )
+@click.option(
+    "--pair",
+    metavar="OLD,NEW",
+    default=None,
+    help="Judge two backends of the one run BASELINE (new against old, puzzle by puzzle); "
+    "a run made with --against needs no --pair.",
+)
 @gate_options()
 @out_option("Also write the Markdown table here (for a pull-request comment).")
 def check(
     baseline: Path,
-    new: Path,
+    new: Path | None,
     tolerance: float,
-    time_ratio: float,
+    time_ratio: float | None,
     alpha: float,
     ignore_time: bool,
+    pair: str | None,
     compare_time_anyway: bool,
     only_common: bool,
     out: Path | None,
 ) -> None:
     """Gate NEW against BASELINE: exit 0 holds, 1 regression, 2 wrong answers or errors
     (or a CSV it cannot read). Times are divided by each run's calibration; when the runs'
-    machines differ, only answers and counters are judged."""
+    machines differ, only answers and counters are judged, and when the conditions they ran
+    in differ (load), time is INCONCLUSIVE. With one CSV: its pairs, old against new (a run
+    made with --against, or --pair OLD,NEW)."""
     from harness import gate
 
     try:
-        verdict = gate.check_files(
-            baseline,
-            new,
-            tolerance,
-            time_ratio,
-            alpha,
-            compare_time=not ignore_time,
-            compare_time_anyway=compare_time_anyway,
-            only_common=only_common,
-        )
+        if new is None or pair is not None:
+            verdict = _paired(baseline, new, pair, tolerance, time_ratio, alpha, ignore_time)
+        else:
+            verdict = gate.check_files(
+                baseline,
+                new,
+                tolerance,
+                time_ratio or 1.25,
+                alpha,
+                compare_time=not ignore_time,
+                compare_time_anyway=compare_time_anyway,
+                only_common=only_common,
+            )
     except SudokuError as exc:  # names the file (and line) and what is wrong with it
         raise UserError(str(exc), CheckExit.WRONG) from None
     except (KeyError, ValueError, OSError) as exc:
@@ -82,3 +95,21 @@ def check(
         except OSError as exc:
             raise UserError(f"cannot write {out}: {exc.strerror}", CheckExit.WRONG) from None
     sys.exit(verdict.exit_code)
+
+
+def _paired(
+    run: Path,
+    extra: Path | None,
+    pair: str | None,
+    tolerance: float,
+    time_ratio: float | None,
+    alpha: float,
+    ignore_time: bool,
+):
+    """The paired verdict of one run (:mod:`harness.gate.paired`)."""
+    from harness.gate import paired
+
+    if extra is not None:
+        raise UserError(f"--pair judges one run; give {run} alone", CheckExit.WRONG)
+    ratio = paired.PAIRED_TIME_RATIO if time_ratio is None else time_ratio
+    return paired.check_file(run, pair, tolerance, ratio, alpha, compare_time=not ignore_time)

@@ -43,6 +43,15 @@ results_argument = click.argument(
 pair_option = click.option(
     "--pair", default=None, help="Two backends A,B for the scatter plot [default: the two best]."
 )
+time_option = click.option(
+    "--time",
+    "time",
+    type=click.Choice(["solve", "own"]),
+    default="solve",
+    show_default=True,
+    help="The cactus plot's time: our solve time, or the solver's own clock (own_solve_s, "
+    "for backends that report one).",
+)
 
 
 @click.command()
@@ -62,7 +71,10 @@ pair_option = click.option(
     default=None,
     help="Add the gate's verdict against this CSV (as 'harness check' gives it).",
 )
-def report(csvs: tuple[Path, ...], out: Path, pair: str | None, baseline: Path | None) -> None:
+@time_option
+def report(
+    csvs: tuple[Path, ...], out: Path, pair: str | None, baseline: Path | None, time: str
+) -> None:
     """Write one self-contained HTML page (plots, tables, provenance) for results CSVS.
 
     It works offline: inline SVG and no network reference.
@@ -71,7 +83,7 @@ def report(csvs: tuple[Path, ...], out: Path, pair: str | None, baseline: Path |
     from harness.report import ReportError, build
 
     try:
-        text = build(csvs, _pair(pair), baseline)
+        text = build(csvs, _pair(pair), baseline, time)
     except (SudokuError, ReportError) as exc:
         raise UserError(str(exc)) from None
     _write(out, lambda p: p.write_text(text, encoding="utf-8"))
@@ -90,8 +102,9 @@ def report(csvs: tuple[Path, ...], out: Path, pair: str | None, baseline: Path |
 )
 @pair_option
 @click.option("--dataset", default=None, help="Dataset to draw, by file name [default: the first].")
+@time_option
 def plot(
-    kind: str, csvs: tuple[Path, ...], out: Path, pair: str | None, dataset: str | None
+    kind: str, csvs: tuple[Path, ...], out: Path, pair: str | None, dataset: str | None, time: str
 ) -> None:
     """Draw one plot of results CSVS: cactus, scatter (two backends) or effort."""
     if out.suffix.lower() not in PLOT_SUFFIXES:
@@ -113,8 +126,11 @@ def plot(
         click.echo(f"note: drawing {title}; --dataset picks one of {', '.join(titles)}", err=True)
     palette = plots.colours(data.backends(runs.frame))
     if kind == "cactus":
-        points = data.cactus(frame, data.ranking(frame, runs.timeout))
-        figure = plots.cactus(points, runs.timeout, f"{title}: cactus", palette)
+        points = data.cactus(frame, data.ranking(frame, runs.timeout), data.TIMES[time])
+        if not points:
+            raise UserError(f"no backend in {title} reports its own clock (own_solve_s)")
+        clock = data.CLOCKS[time]
+        figure = plots.cactus(points, runs.timeout, f"{title}: cactus", palette, clock)
     elif kind == "effort":
         effort = data.effort(frame)
         dense = thin.dense(sum(len(rows) for rows in effort.values()))

@@ -31,7 +31,6 @@ from harness.cli.common import (
     stop_signals,
     timeout_option,
 )
-from harness.cli.entry import keep_until_exit
 from harness.cli.progress import Progress
 from harness.exit_codes import CheckExit, RunExit
 from harness.gc_pause import gc_paused
@@ -92,7 +91,7 @@ class GateOptions:
     default=("mrv",),
     show_default=True,
     help="Backend spec, repeatable: NAME or NAME:opt=value,... ; 'all' = every built-in "
-    "backend (name plugins and cmd:COMMAND solvers one by one).",
+    "backend (name plugins, cmd:COMMAND and lib:PATH solvers one by one).",
 )
 @timeout_option(
     runner.DEFAULT_TIMEOUT_S,
@@ -164,6 +163,13 @@ class GateOptions:
     help="Solve on the Dask cluster whose scheduler wrote this file (dask scheduler "
     "--scheduler-file).",
 )
+@click.option(
+    "--against",
+    metavar="REV",
+    default=None,
+    help="Also run each backend as it was at git revision REV (branch, tag or hash), as "
+    "SPEC@REV, interleaved puzzle by puzzle, and gate each pair inside the run.",
+)
 @quiet_option()
 def run(
     files: tuple[str, ...],
@@ -184,6 +190,7 @@ def run(
     by_tier: bool,
     cluster: str | None,
     scheduler_file: Path | None,
+    against: str | None,
     quiet: bool,
 ) -> None:
     """Run backends over puzzle FILES (- for stdin); write a CSV and print a table.
@@ -196,6 +203,7 @@ def run(
       harness run -b ac3:select=B,order=least -b dlx --repeat 5 datasets/hard95.txt
       harness run -b all --out results/x.csv FILE        # after Ctrl-C: add --resume
       harness run -b mrv --baseline results/old.csv FILE # gate it as 'harness check' does
+      harness run -b mrv --against origin/main FILE      # old and new code, one run
       harness run -b 'cmd:./my_solver --fast' -b bitmask FILE  # your solver beside ours
       harness run -b all --cluster local:2 FILE          # on a Dask cluster
       harness report results/x.csv -o report.html        # then look at the results
@@ -209,25 +217,45 @@ def run(
         "repeat": repeat,
         "seed": seed,
     }
-    try:
-        config = _config(given, jobs, out, resume)
-        config = dataclasses.replace(config, cluster=cluster_target(cluster, scheduler_file, jobs))
-        if baseline is not None:  # a baseline the gate cannot read fails now, not after the run
-            results.read_results(baseline)
-        runner.validate(config)
-    except SudokuError as exc:
-        raise UserError(str(exc)) from None
-    if config.cluster is not None:  # Dask starts while the files are read (harness.run.cluster)
-        from harness.run.cluster import start_in_background
-
-        click.get_current_context().with_resource(start_in_background(config.cluster))
+    target = cluster_target(cluster, scheduler_file, jobs)
+    config = _checked_config(given, jobs, out, resume, target, baseline)
+    if against is not None:  # the twins SPEC@REV, checked before any file is read
+        config = _against(config, against)
     _note_jobs(jobs, quiet)
     records, bad = load_records(config.datasets, skip_invalid, max_bad_lines)
     config = dataclasses.replace(config, skipped=bad)
     result = _solve(records, config, quiet)
     gate = GateOptions(baseline, only_common, compare_time_anyway)
-    keep_until_exit(records, result)  # the process ends at once: see harness.cli.entry
     sys.exit(report(result, records, config, gate, by_tier))
+
+
+def _checked_config(
+    given: dict[str, Any],
+    jobs: int,
+    out: Path | None,
+    resume: bool,
+    target: ClusterTarget | None,
+    baseline: Path | None,
+) -> runner.RunConfig:
+    """The run's configuration, checked before any puzzle file is read: a baseline the gate
+    cannot read, or settings the runner refuses, are one line now, not after the run."""
+    try:
+        config = dataclasses.replace(_config(given, jobs, out, resume), cluster=target)
+        if baseline is not None:
+            results.read_results(baseline)
+        runner.validate(config)
+    except SudokuError as exc:
+        raise UserError(str(exc)) from None
+    return config
+
+
+def _against(config: runner.RunConfig, rev: str) -> runner.RunConfig:
+    from harness.run import against
+
+    try:
+        return against.configure(config, rev)
+    except SudokuError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _explicit(name: str) -> bool:
@@ -323,6 +351,9 @@ def _solve(
     except OSError as exc:  # cannot write the CSV or its metadata (rows so far are kept)
         raise UserError(f"cannot write {exc.filename or config.out}: {exc.strerror}") from None
     except KeyboardInterrupt as stop:
+        if config.against is not None:
+            click.echo(f"\ninterrupted; the rows so far are in {config.out}", err=True)
+            sys.exit(interrupted_code(stop))
         click.echo(
             f"\ninterrupted; the rows so far are in {config.out}; complete it with --resume:\n"
             f"{resume_command(config)}",
@@ -383,7 +414,8 @@ def report(
     for line in failure_summary(result.rows):
         click.echo(line)
     click.echo(f"\nrows: {result.csv_path}\nmetadata: {result.meta_path}")
-    code = exit_code_for([row["status"] for row in result.rows])
+    twins = (config.against or {}).get("pairs", {})  # the old code's failures are not the run's
+    code = exit_code_for([row["status"] for row in result.rows if row["backend"] not in twins])
     if gate_options.baseline is not None:
         from harness import gate
 
@@ -394,6 +426,13 @@ def report(
             only_common=gate_options.only_common,
             scope={c.spec for c in config.backends},
         )
+        click.echo("\n" + verdict.markdown())
+        if code == RunExit.OK and verdict.exit_code == CheckExit.REGRESSION:
+            code = RunExit.REGRESSION
+    if config.against is not None:
+        from harness.gate import paired
+
+        verdict = paired.check_file(result.csv_path)
         click.echo("\n" + verdict.markdown())
         if code == RunExit.OK and verdict.exit_code == CheckExit.REGRESSION:
             code = RunExit.REGRESSION

@@ -1,6 +1,9 @@
 """The regression gate: does a new run hold against a baseline?
 
-- :mod:`.baseline`: two results CSVs compared, backend x dataset: answers, counters, time.
+- :mod:`.baseline`: two results CSVs compared, backend x dataset: answers, counters, time;
+- :mod:`.conditions`: whether two runs were measured in the same conditions (load);
+- :mod:`.paired`: two backends of one run, old against new (``harness run --against``,
+  ``harness check --pair``).
 
 Called by ``harness check``, by ``harness run --baseline`` and by the report's baseline
 section. Its verdicts' exit codes are :class:`harness.exit_codes.CheckExit`.

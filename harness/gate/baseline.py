@@ -21,7 +21,9 @@ Rules, applied per backend x dataset, in this order:
    median / baseline median > ``time_ratio``, default 1.25) and significant: a one-sided
    Wilcoxon signed-rank test on the per-puzzle pairs (the same puzzles in both runs, so the
    paired test is the right one; a Mann-Whitney U test would ignore the pairing) gives
-   p < ``alpha`` (default 0.01). Small wobbles pass (exit 1 otherwise).
+   p < ``alpha`` (default 0.01). Small wobbles pass (exit 1 otherwise). When the conditions
+   the two runs were measured in differ (:mod:`harness.gate.conditions`: load one run had
+   and the other did not), time is INCONCLUSIVE, never REGRESSION (the gate holds).
 
 5. **Something compared.** When no backend x dataset is in both runs (a misspelt backend,
    ``only_common`` on runs with nothing in common), nothing was judged, and the gate fails
@@ -54,6 +56,7 @@ from harness.tables.summary import ANSWERED
 
 BAD = (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value)
 PAIR_KEYS = ["dataset", "line", "puzzle", "backend"]
+LOUD = ("REGRESSION", "WRONG", "INCONCLUSIVE")  # verdicts the table shows in bold
 
 
 @dataclass
@@ -63,7 +66,7 @@ class Finding:
     check: str
     baseline: str
     new: str
-    verdict: str  # "ok", "REGRESSION", "WRONG", "improved", "info"
+    verdict: str  # "ok", "REGRESSION", "WRONG", "INCONCLUSIVE", "improved", "info"
 
 
 @dataclass
@@ -88,6 +91,10 @@ class GateResult:
         """The verdict in words, as ``harness check`` and the report give it."""
         if self.exit_code == CheckExit.REGRESSION and not self.compared:
             return "NOTHING COMPARED: no backend on a dataset is in both runs"
+        if self.exit_code == CheckExit.OK and any(
+            f.verdict == "INCONCLUSIVE" for f in self.findings
+        ):
+            return "holds; time INCONCLUSIVE"
         return {
             CheckExit.OK: "holds",
             CheckExit.REGRESSION: "REGRESSION",
@@ -98,7 +105,7 @@ class GateResult:
         header = "| backend | dataset | check | baseline | new | verdict |\n" + "|---" * 6 + "|"
         lines = [
             f"| {f.backend} | {f.dataset} | {f.check} | {f.baseline} | {f.new} | "
-            f"{'**' + f.verdict + '**' if f.verdict in ('REGRESSION', 'WRONG') else f.verdict} |"
+            f"{'**' + f.verdict + '**' if f.verdict in LOUD else f.verdict} |"
             for f in self.findings
         ]
         notes = [f"- {note}" for note in self.notes]
@@ -431,6 +438,10 @@ def check_files(
         scope,
     )
     result.notes[:0] = notes
+    if compare_time:  # load the runs did not share: time INCONCLUSIVE (harness.gate.conditions)
+        from harness.gate import conditions
+
+        conditions.judge(result, old_meta, new_meta, scale)
     return result
 
 

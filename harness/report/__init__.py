@@ -33,8 +33,10 @@ def build(
     paths: Sequence[str | Path],
     pair: tuple[str, str] | None = None,
     baseline: Path | None = None,
+    time: str = "solve",
 ) -> str:
-    """The page for the results CSVs ``paths`` (and, given one, a baseline CSV)."""
+    """The page for the results CSVs ``paths`` (and, given one, a baseline CSV); ``time``
+    is the cactus plots' time axis (a key of :data:`harness.report.data.TIMES`)."""
     from harness.report import html, plots
 
     runs = data.load_runs(paths)
@@ -42,11 +44,18 @@ def build(
     palette = plots.colours(data.backends(runs.frame))
     sections, toc = [], []
     for index, (title, frame) in enumerate(data.groups(runs.frame)):
-        sections.append(html.group_section(index, title, frame, runs.timeout, pair, palette))
+        spread = data.repeat_spread(runs.raw, frame)  # empty without --repeat
+        section = html.group_section(index, title, frame, runs.timeout, pair, palette, spread, time)
+        sections.append(section)
         toc.append((f"dataset-{index}", title))
     if baseline is not None:
         sections.append(_baseline(baseline, paths, runs, palette))
         toc.append(("baseline", "Against the baseline"))
+    for index, (path, meta) in enumerate(runs.metas):  # runs made with --against REV
+        section = _paired(Path(path), meta, f"paired-{index}", palette)
+        if section is not None:
+            sections.append(section)
+            toc.append((f"paired-{index}", f"Old against new: {Path(path).name}"))
     sections.append(html.provenance(runs.metas, runs.timeout_note))
     toc.append(("provenance", "Provenance"))
     names = ", ".join(Path(p).name for p in paths)
@@ -57,7 +66,7 @@ def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, pale
     """The gate's findings (harness.gate, as ``harness check`` runs it) and time ratios."""
     from harness import gate
     from harness.gate.baseline import read_frame
-    from harness.report import html, load, plots, thin
+    from harness.report import load
 
     known: dict[str, bool] = dict(gate.deterministic_specs(baseline))
     for path in paths:
@@ -66,8 +75,16 @@ def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, pale
     new = load.concat(data.label_runs([read_frame(Path(p)) for p in paths], paths))
     new = new.drop(columns="run").astype({"backend": str})
     verdict = gate.compare(old, new, known)
-    findings = pd.DataFrame([vars(f) for f in verdict.findings])
     pairs = data.old_new(old, new)
+    return _section(verdict, pairs, palette, "baseline against new, per puzzle", "b")
+
+
+def _section(verdict, pairs: pd.DataFrame, palette, title: str, key: str, heading=None) -> str:
+    """A gate's verdict with its time ratios, the old-new plot (a density at scale, saying
+    so) and the per-puzzle pairs."""
+    from harness.report import html, plots, thin
+
+    findings = pd.DataFrame([vars(f) for f in verdict.findings])
     ratios = []
     for (backend, dataset), rows in pairs.groupby(["backend", "dataset"], sort=True):
         ratio, low, high = data.ratio_interval(rows["old"], rows["new"])
@@ -81,7 +98,31 @@ def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, pale
                 "high": high,
             }
         )
-    title = "baseline against new, per puzzle"
-    svg = plots.svg(plots.old_new(pairs, title, palette), "b")
+    svg = plots.svg(plots.old_new(pairs, title, palette), key)
     note = thin.density_note(title, len(pairs), pinned=False) if thin.dense(len(pairs)) else ""
-    return html.baseline_section(verdict.headline, findings, pd.DataFrame(ratios), svg, note)
+    listed = data.puzzle_pairs(pairs)
+    extra = {} if heading is None else {"heading": heading}
+    return html.baseline_section(
+        verdict.headline, findings, pd.DataFrame(ratios), svg, note, listed, **extra
+    )
+
+
+def _paired(path: Path, meta, anchor: str, palette) -> str | None:
+    """The section of a run made with ``--against``: each SPEC@REV against SPEC, paired
+    (the run's rows as the gate reads them, backends as the run named them)."""
+    from harness.gate import paired
+    from harness.gate.baseline import _deterministic_in, read_frame
+
+    pairs = paired.pairs_in(meta)
+    if not pairs:
+        return None
+    rows = read_frame(path)
+    pairs = [p for p in pairs if set(p) <= set(rows["backend"])]
+    if not pairs:
+        return None
+    verdict = paired.compare_pairs(rows, pairs, _deterministic_in(meta))
+    old = pd.concat([rows[rows.backend == o].assign(backend=n) for o, n in pairs])
+    new = rows[rows.backend.isin([n for _, n in pairs])]
+    title = f"old ({pairs[0][0].rpartition('@')[2]}) against new, per puzzle"
+    heading = (anchor, f"Old against new ({', '.join(o for o, _ in pairs)})")
+    return _section(verdict, data.old_new(old, new), palette, title, anchor, heading)

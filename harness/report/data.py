@@ -1,6 +1,7 @@
 """The numbers behind every plot and table of the report, apart from drawing them.
 
-All times are the solve phase (``solve_s``, seconds), as in ``harness table`` and the gate;
+All times are the solve phase (``solve_s``, seconds), as in ``harness table`` and the gate
+(the cactus plot may show the solvers' own clock instead, ``own_solve_s``);
 one row per (puzzle, backend) after :func:`harness.report.load.per_puzzle` (repeats reduced to
 their median). Only the columns shown are read (:data:`COLUMNS`); a puzzle is told apart by
 its dataset and line. A *correct* answer is a checked SOLVED or UNSAT row (UNSAT is WRONG when the
@@ -38,6 +39,8 @@ COLUMNS = {
     "repeat": "int64",
     "status": "category",
     "solve_s": "float64",
+    "solve_cpu_s": "float64",
+    "own_solve_s": "float64",
     "nodes": "float64",
     "guesses": "float64",
 }
@@ -140,16 +143,28 @@ def backends(frame: pd.DataFrame) -> list[str]:
     return [str(b) for b in pd.unique(ran)]
 
 
-def cactus(frame: pd.DataFrame, order: Sequence[str] = ()) -> dict[str, np.ndarray]:
-    """Per backend (those in ``order`` first, in that order), its correct answers' solve
-    times in ascending order: point k of the curve is (k + 1 puzzles solved, each within
-    this time)."""
+#: The report's time axes: ``--time`` -> the column it reads.
+TIMES = {"solve": "solve_s", "own": "own_solve_s"}
+#: What each of :data:`TIMES` measures, as a plot's axis names it.
+CLOCKS = {"solve": "solve time", "own": "the solver's own clock"}
+
+
+def cactus(
+    frame: pd.DataFrame, order: Sequence[str] = (), time: str = "solve_s"
+) -> dict[str, np.ndarray]:
+    """Per backend (those in ``order`` first, in that order), its correct answers' times
+    (column ``time``: ``solve_s``, or the solvers' own clock ``own_solve_s``) in ascending
+    order: point k of the curve is (k + 1 puzzles solved, each within this time). A
+    backend without a time in that column is left out."""
+    if time not in frame:
+        return {}
     answered = frame[correct(frame)]
     ran = backends(frame)
     names = [b for b in order if b in ran]
     names += [b for b in ran if b not in names]
-    times = answered.groupby("backend", observed=True)["solve_s"]
-    return {b: _sorted(times, b) for b in names}
+    times = answered.groupby("backend", observed=True)[time]
+    curves = {b: _sorted(times, b) for b in names}
+    return {b: t for b, t in curves.items() if len(t) or time == "solve_s"}
 
 
 def _sorted(times, backend: str) -> np.ndarray:
@@ -244,14 +259,21 @@ def summary(frame: pd.DataFrame, timeout: float) -> pd.DataFrame:
         rows.append(
             _row(backend, group["status"], group["solve_s"], ok, timeout)
             | {
+                "cpu_median_ms": 1000 * group.loc[ok, "solve_cpu_s"].median()
+                if "solve_cpu_s" in group
+                else None,
                 "nodes_median": group.loc[ok, "nodes"].median() if "nodes" in group else None,
                 "guesses_median": group.loc[ok, "guesses"].median() if "guesses" in group else None,
                 "fastest_alone": wins.get(backend, 0),
             }
         )
+        if "own_solve_s" in group:  # the solver's own clock, where it reports one
+            rows[-1]["own_ms"] = group.loc[ok, "own_solve_s"].median() * 1000
     table = pd.DataFrame(rows)
     if table.empty:
         return table
+    if "own_ms" in table and table["own_ms"].isna().all():
+        table = table.drop(columns="own_ms")
     table = table.sort_values(["par2_ms", "median_ms"], kind="stable")
     best = vbs(frame).reset_index(drop=True)
     status = pd.Series(np.where(best.notna(), Status.SOLVED.value, ""), dtype=object)
@@ -274,6 +296,36 @@ def _row(name: str, status: pd.Series, times: pd.Series, ok, timeout: float) -> 
         "par2_ms": 1000
         * par2(times.reset_index(drop=True), pd.Series(ok).reset_index(drop=True), timeout),
     }
+
+
+def repeat_spread(raw: pd.DataFrame, frame: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per backend run with ``--repeat``: over its correct answers' puzzles (those of
+    ``frame``, given one), the median of the repeats' interquartile range relative to their
+    median (%), and the median of their fastest repeat (ms). Empty without repeats."""
+    empty = pd.DataFrame(columns=["backend", "spread_pct", "min_ms"])
+    if "repeat" not in raw or raw["repeat"].nunique() <= 1:
+        return empty
+    answered = raw[correct(raw) & raw["solve_s"].notna()]
+    if frame is not None:
+        answered = answered.merge(frame[PUZZLE].drop_duplicates(), on=PUZZLE)
+    keys = ["backend", *PUZZLE]
+    times = answered.groupby(keys, sort=False, observed=True)["solve_s"]
+    quartiles = times.quantile([0.25, 0.75]).unstack()
+    per = pd.DataFrame(
+        {
+            "spread": (quartiles[0.75] - quartiles[0.25]) / times.median(),
+            "fastest": times.min(),
+            "n": times.size(),
+        }
+    ).reset_index()
+    per = per[per["n"] > 1]
+    if per.empty:
+        return empty
+    spread = per.groupby("backend", sort=False, observed=True).agg(
+        spread_pct=("spread", "median"), min_ms=("fastest", "median")
+    )
+    spread = spread.assign(spread_pct=spread.spread_pct * 100, min_ms=spread.min_ms * 1000)
+    return spread.reset_index().astype({"backend": str})
 
 
 def ranking(frame: pd.DataFrame, timeout: float) -> list[str]:
@@ -322,6 +374,16 @@ def old_new(baseline: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
     return pairs.rename(columns={"solve_s_x": "old", "solve_s_y": "new"})
 
 
+def puzzle_pairs(pairs: pd.DataFrame, limit: int = 40) -> pd.DataFrame:
+    """From :func:`old_new`'s pairs: per puzzle, old and new ms and their ratio, the
+    ``limit`` largest ratios first (the puzzles a slowdown shows on)."""
+    table = pairs.assign(
+        old_ms=pairs["old"] * 1000, new_ms=pairs["new"] * 1000, ratio=pairs["new"] / pairs["old"]
+    )
+    table = table.sort_values("ratio", ascending=False, kind="stable").head(limit)
+    return table[["backend", "dataset", "line", "old_ms", "new_ms", "ratio"]]
+
+
 def ratio_interval(old: pd.Series, new: pd.Series, confidence: float = 0.95):
     """The median of the per-puzzle ratios new / old, with a distribution-free confidence
     interval for it (order statistics of the sorted ratios, binomial ranks)."""
@@ -339,7 +401,7 @@ def ratio_interval(old: pd.Series, new: pd.Series, confidence: float = 0.95):
 
 
 #: The gate's verdicts, worst first: a backend x dataset takes the worst of its checks.
-VERDICTS = ("WRONG", "REGRESSION", "improved", "ok", "info")
+VERDICTS = ("WRONG", "REGRESSION", "INCONCLUSIVE", "improved", "ok", "info")
 
 
 def verdicts(findings: pd.DataFrame) -> pd.DataFrame:

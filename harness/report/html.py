@@ -56,8 +56,12 @@ HEADERS = {
     "errors": "errors",
     "wrong": "wrong",
     "median_ms": "median ms",
+    "own_ms": "own clock ms",
     "mean_ms": "mean ms",
     "max_ms": "max ms",
+    "cpu_median_ms": "CPU median ms",
+    "spread_pct": "repeat IQR %",
+    "min_ms": "fastest repeat ms",
     "par2_ms": "PAR-2 ms",
     "nodes_median": "nodes (median)",
     "guesses_median": "guesses (median)",
@@ -78,7 +82,7 @@ def table(frame: pd.DataFrame, headers: dict[str, str], sortable: bool = True) -
             numeric = not isinstance(value, str)
             raw = f' data-v="{value}"' if numeric and cell(c, value) else ""
             klass = ' class="n"' if numeric else ""
-            if value in ("WRONG", "REGRESSION"):
+            if value in ("WRONG", "REGRESSION", "INCONCLUSIVE"):
                 klass = ' class="bad"'
             cells.append(f"<td{klass}{raw}>{escape(cell(c, value))}</td>")
         rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
@@ -157,11 +161,17 @@ def group_section(
     timeout: float,
     pair: tuple[str, str] | None,
     palette: dict,
+    spread: pd.DataFrame | None = None,
+    time: str = "solve",
 ) -> str:
-    """One dataset (and grid size): its table, then its cactus, scatter and effort plots,
-    and what was thinned to draw them."""
+    """One dataset (and grid size): its table (with ``spread``, :func:`data.repeat_spread`,
+    the repeats' spread), then its cactus (its time axis ``time``, a key of
+    :data:`harness.report.data.TIMES`), scatter and effort plots, and what was thinned to
+    draw them."""
     anchor = f"dataset-{index}"
     summary = data.summary(frame, timeout)
+    if spread is not None and not spread.empty and not summary.empty:
+        summary = summary.merge(spread, on="backend", how="left")
     puzzles = data.puzzle_count(frame)
     parts = [
         f'<section id="{anchor}" class="dataset"><h2>{escape(title)}</h2>',
@@ -171,17 +181,24 @@ def group_section(
         "where the file allows it). PAR-2 counts each unsolved puzzle as twice the timeout "
         f"({humanize.significant(timeout)} s = {humanize.ms(timeout)} ms). The virtual best "
         "solver takes, per puzzle, the fastest correct answer; <i>fastest alone</i> counts "
-        "the puzzles on which a backend's answer was strictly the fastest. Click a header to "
-        "sort.</p>",
+        "the puzzles on which a backend's answer was strictly the fastest. <i>own clock</i> "
+        "is the median of the time the solver measured itself, where it reports one. Click a "
+        "header to sort.</p>",
     ]
     order = data.ranked(summary)
     pair = pair or data.pair_of(order)
-    figures, notes = _plots(index, title, frame, timeout, pair, palette, order)
+    figures, notes, curves = _plots(index, title, frame, timeout, pair, palette, order, time)
     if notes:
         items = "".join(f"<li>{escape(n)}</li>" for n in notes)
         parts.append('<p class="note">What the plots thin to stay readable:</p>')
         parts.append(f'<ul class="note">{items}</ul>')
     parts.append(f'<div class="plots">{"".join(figures)}</div>')
+    unclocked = [b for b in order if b not in curves]
+    if unclocked:
+        parts.append(
+            f'<p class="note">Not in the cactus plot (no time by {escape(data.CLOCKS[time])}): '
+            f"{escape(', '.join(unclocked))}.</p>"
+        )
     effort = data.effort(frame)
     uncounted = [b for b in order if b not in effort]
     if uncounted:
@@ -193,12 +210,13 @@ def group_section(
     return "".join(parts)
 
 
-def _plots(index, title, frame, timeout, pair, palette, order) -> tuple[list[str], list[str]]:
-    """The group's figures (inline SVG) and a sentence for each plot that was thinned;
+def _plots(index, title, frame, timeout, pair, palette, order, time="solve"):
+    """The group's figures (inline SVG), a sentence for each plot that was thinned, and the
+    cactus curves (their time ``time``, a key of :data:`harness.report.data.TIMES`);
     backends in ``order`` first."""
     figures, notes = [], []
-    curves = data.cactus(frame, order)
-    cactus = plots.cactus(curves, timeout, f"{title}: cactus", palette)
+    curves = data.cactus(frame, order, data.TIMES[time])
+    cactus = plots.cactus(curves, timeout, f"{title}: cactus", palette, data.CLOCKS[time])
     figures.append(f'<figure class="cactus">{plots.svg(cactus, f"c{index}")}</figure>')
     longest = max((len(t) for t in curves.values()), default=0)
     if longest > thin.CURVE_POINTS:
@@ -225,14 +243,21 @@ def _plots(index, title, frame, timeout, pair, palette, order) -> tuple[list[str
     elif effort:
         figure = plots.effort(effort, title, palette)
         figures.append(f'<figure class="effort">{plots.svg(figure, f"e{index}")}</figure>')
-    return figures, notes
+    return figures, notes, curves
 
 
 def baseline_section(
-    overall: str, findings: pd.DataFrame, ratios: pd.DataFrame, scatter_svg: str, note: str = ""
+    overall: str,
+    findings: pd.DataFrame,
+    ratios: pd.DataFrame,
+    scatter_svg: str,
+    note: str = "",
+    puzzles: pd.DataFrame | None = None,
+    heading: tuple[str, str] = ("baseline", "Against the baseline"),
 ) -> str:
-    """The gate's verdict per backend, time ratios with their confidence, and old vs new
-    (``note``: how that plot was thinned, if it was)."""
+    """The gate's verdict per backend, time ratios with their confidence, old vs new per
+    puzzle (plotted, and the largest ratios listed); ``note``: how that plot was thinned,
+    if it was; ``heading`` is (anchor, title)."""
     gate_headers = {c: c for c in ("backend", "dataset", "check", "baseline", "new", "verdict")}
     verdict_headers = {c: c for c in ("backend", "dataset", "verdict", "checks")}
     ratio_headers = {
@@ -243,8 +268,23 @@ def baseline_section(
         "low": "95% low",
         "high": "95% high",
     }
+    puzzle_headers = {
+        "backend": "backend",
+        "line": "line",
+        "old_ms": "old ms",
+        "new_ms": "new ms",
+        "ratio": "new/old",
+    }
+    listed = (
+        ""
+        if puzzles is None
+        else (
+            f"<details><summary>Per puzzle, largest ratios first ({len(puzzles)})</summary>"
+            f"{table(puzzles, puzzle_headers)}</details>"
+        )
+    )
     return (
-        '<section id="baseline"><h2>Against the baseline</h2>'
+        f'<section id="{heading[0]}"><h2>{escape(heading[1])}</h2>'
         '<p class="note">The verdict is harness check\'s (harness.gate). The ratio is the '
         "median of per-puzzle time ratios with a distribution-free 95% interval.</p>"
         f'<p class="verdict">harness check: <b>{escape(overall)}</b></p>'
@@ -253,7 +293,8 @@ def baseline_section(
         f"{table(findings, gate_headers)}</details>"
         f"<h3>Time ratio</h3>{table(ratios, ratio_headers)}"
         + (f'<p class="note">{escape(note)}</p>' if note else "")
-        + f'<div class="plots"><figure class="oldnew">{scatter_svg}</figure></div></section>'
+        + f'<div class="plots"><figure class="oldnew">{scatter_svg}</figure></div>'
+        f"{listed}</section>"
     )
 
 

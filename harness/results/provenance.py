@@ -120,7 +120,7 @@ def file_sha256(path: str) -> str | None:
     second opening would block on or find empty (the readers have already read them)."""
     if path == "-":
         return None
-    import hashlib  # here, not at start-up: OpenSSL's loading is ~2 ms of every run
+    import hashlib  # here, not at start-up: it loads OpenSSL
 
     digest = hashlib.sha256()
     try:
@@ -172,7 +172,7 @@ def replace_atomically(path: Path, write: Callable[[IO[str]], None]) -> None:
     The temporary file gets a fresh unique name, created with ``O_EXCL`` (so a symlink
     planted at that name is never followed), and the file keeps the usual permissions.
     """
-    import tempfile  # here, not at start-up (~1.5 ms, with shutil and lzma)
+    import tempfile  # here, not at start-up (it imports shutil and lzma)
 
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

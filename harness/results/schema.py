@@ -23,6 +23,8 @@ solve_s         wall seconds of the backend's solve step (search and decoding); 
                 row whose worker the parent killed, the time it ran
 encode_cpu_s    CPU seconds (``process_time``, worker process) of encode
 solve_cpu_s     CPU seconds of solve
+own_solve_s     the solver's own clock for the solve, seconds, when it reports one (a
+                ``lib:`` solver's ``own_ns``, a ``cmd:`` solver's ``time_us``); else empty
 check_s         wall seconds of the independent check, done in the harness process
 wall_s          wall seconds of the whole task in the worker (encode, solve and the work
                 around them; the untimed warm-up excluded); for a row whose worker the
@@ -62,6 +64,7 @@ MEASURE_COLUMNS: tuple[str, ...] = (
     "solve_s",
     "encode_cpu_s",
     "solve_cpu_s",
+    "own_solve_s",
     "check_s",
     "wall_s",
     "peak_rss_mib",

@@ -6,9 +6,9 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from backends import REGISTRY, backend_class, make_backend, parse_spec
+from backends import NAMED_ONLY, REGISTRY, availability, backend_class, make_backend, parse_spec
 from backends.base import Backend
 from backends.errors import SudokuError
 from harness.puzzles.readers import BadLine
@@ -38,12 +38,12 @@ def resolve_backends(names: Sequence[str]) -> list[BackendChoice]:
     """
     specs: list[str] = []
     for name in names:
-        specs.extend(REGISTRY if name == "all" else [name])
+        specs.extend([n for n in REGISTRY if n not in NAMED_ONLY] if name == "all" else [name])
     choices: dict[str, BackendChoice] = {}
     for spec in specs:
         backend = make_backend(spec)  # validates the name and every option now
         cls = backend_class(parse_spec(spec)[0])
-        choices.setdefault(backend.spec, BackendChoice(backend.spec, cls, cls.available()))
+        choices.setdefault(backend.spec, BackendChoice(backend.spec, cls, availability(cls)))
     return list(choices.values())
 
 
@@ -61,6 +61,7 @@ class RunConfig:
     skipped: Sequence[BadLine] = ()
     datasets: Sequence[str] = ()
     cluster: ClusterTarget | None = None  # None: local worker processes (``jobs`` of them)
+    against: dict[str, Any] | None = None  # --against: the revision (harness.run.against)
 
 
 class RunError(SudokuError):

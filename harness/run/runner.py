@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from backends.base import Status
 from harness.check.judge import judge, settle_count
 from harness.puzzles.readers import PuzzleRecord
-from harness.results import RowWriter, columns_for, exclusive, provenance, row_key
+from harness.results import RowWriter, columns_for, conditions, exclusive, provenance, row_key
 from harness.results.calibration import CALIBRATE_END_AFTER_S, CALIBRATION_WORKLOAD, calibrate
 from harness.run.config import (
     DEFAULT_MEMORY_MIB,
@@ -80,8 +80,12 @@ def run(
 
     The CSV is locked for the run (a second run on it is refused) and checked by
     :func:`check_out` under the lock. The machine is calibrated before the first solve and,
-    in a run of :data:`CALIBRATE_END_AFTER_S` or more, after the last.
+    in a run of :data:`CALIBRATE_END_AFTER_S` or more, after the last. Raises
+    :class:`RunError` when no backend can solve any of ``records``, before anything is written.
     """
+    if records and next(plan(records, config), None) is None:
+        reason = unsupported_reason(config.backends[0], records[0])
+        raise RunError(f"nothing to run: no backend given can solve these puzzles ({reason})")
     config.out.parent.mkdir(parents=True, exist_ok=True)
     with exclusive(config.out):
         existing = check_out(config)
@@ -92,8 +96,9 @@ def run(
         began = time.perf_counter()
         gc.freeze()  # the run's long-lived objects: out of the collector's passes
         try:
-            with executor(config, meta) as pool:
+            with conditions.recording() as measured, executor(config, meta) as pool:
                 result = _solve_all(records, config, existing, progress, pool)
+                meta["conditions"] = measured()
         finally:
             gc.unfreeze()
         if time.perf_counter() - began >= CALIBRATE_END_AFTER_S:
@@ -139,6 +144,8 @@ def _metadata(records: Sequence[PuzzleRecord], config: RunConfig) -> dict[str, A
         ],
         "skipped_lines": [str(b) for b in config.skipped],
     }
+    if config.against is not None:  # harness.run.against: the revision each SPEC@REV ran at
+        meta["against"] = config.against
     if config.resume and meta_path.exists():  # keep the earlier sessions' provenance
         meta["previous_session"] = provenance.read_meta(config.out) or "unreadable"
     return meta

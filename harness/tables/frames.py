@@ -28,7 +28,7 @@ __all__ = ["ANSWERED", "LABELS", "NUMERIC", "STATUS_COLUMNS", "WIDTH", "cell"]
 
 #: The columns CSV output keeps unless asked for every column.
 KEY_COLUMNS = ("backend", "dataset", "size", "tier", "solved", "correct", "timeouts", "wrong")
-KEY_COLUMNS += ("errors", "x_fastest", "median_ms", "nodes_median")
+KEY_COLUMNS += ("errors", "x_fastest", "median_ms", "own_ms", "nodes_median")
 
 
 def load(path: str | Path) -> pd.DataFrame:

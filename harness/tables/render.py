@@ -23,6 +23,7 @@ STATUS_COLUMNS = ("unsat", "timeouts", "unknown", "errors", "wrong", "unavailabl
 LABELS = {
     "x_fastest": "\N{MULTIPLICATION SIGN} fastest",
     "median_ms": "median ms",
+    "own_ms": "own ms",
     "mean_ms": "mean ms",
     "max_ms": "max ms",
     "encode_ms": "encode ms",
@@ -151,7 +152,7 @@ def render_native(rows: Rows, width: int | None = WIDTH) -> str:
     each library has its own statistics, so a grid of every name would be mostly empty."""
     if not rows:
         return "(no rows)"
-    import textwrap  # here: ~0.6 ms to import, which a run without native statistics saves
+    import textwrap  # here: only a run with native statistics needs it
 
     headers, cells, _ = printable(rows)
     keys = _key_count(headers)

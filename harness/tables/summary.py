@@ -1,9 +1,11 @@
 """The summary tables in plain Python: one row per backend x dataset, from result rows.
 
 Timing columns summarise the solve phase (``solve_s``) of answered rows (SOLVED or UNSAT
-and checked): a TIMEOUT is counted in its own column and never averaged in as if it were
-an answer, and a WRONG row is never timed as a success. With ``--repeat K`` the K rows of
-one (puzzle, backend) are first reduced to their median, so every puzzle weighs the same.
+and checked), and beside its median the median of the solver's own clock (``own_ms``, from
+``own_solve_s``; the column is there when some backend reports it). A TIMEOUT is counted in
+its own column and never averaged in as if it were an answer, and a WRONG row is never timed
+as a success. With ``--repeat K`` the K rows of one (puzzle, backend) are first reduced to
+their median, so every puzzle weighs the same.
 Counters a backend does not report stay empty (NaN), never 0.
 
 Rows are sorted by speed within each dataset (most checked answers first, then the lowest
@@ -60,7 +62,7 @@ ANSWERED = (Status.SOLVED.value, Status.UNSAT.value)
 _ANSWERED = frozenset(ANSWERED)
 NUMERIC = (*MEASURE_COLUMNS, *COUNTERS)
 #: The numeric columns :func:`summary` reads (the others need not be parsed).
-SUMMARY_NUMERIC = ("encode_s", "solve_s", "nodes", "guesses")
+SUMMARY_NUMERIC = ("encode_s", "solve_s", "own_solve_s", "nodes", "guesses")
 #: Those it tallies, and takes as numbers or as read (:func:`for_tables` leaves them so).
 COUNTS = ("nodes", "guesses")
 
@@ -265,6 +267,8 @@ def _statistics(puzzles: Columns, group: Sequence[int]) -> tuple[int, int, dict[
         "wrong": statuses[Status.WRONG.value],
         "unavailable": statuses[Status.UNAVAILABLE.value],
         "median_ms": middle(ordered, 1000.0),
+        # the solver's own clock (see summary: kept where a backend reports it)
+        "own_ms": median(pick(column(puzzles, "own_solve_s", NAN), answered), 1000.0),
         "mean_ms": _mean(ms),
         "max_ms": ordered[-1] * 1000 if ordered and ordered[-1] else _max(ms),  # 0.0 or -0.0
         "encode_ms": median(pick(column(puzzles, "encode_s", NAN), answered), 1000.0),
@@ -306,6 +310,9 @@ def summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
         row.update(statistics)
         row["_answered"] = answered
         table.append(row)
+    if all(missing(row["own_ms"]) for row in table):  # no solver reports its own clock
+        for row in table:
+            del row["own_ms"]
     return by_speed(table, [c for c in by if c != "backend"])
 
 

@@ -93,7 +93,7 @@ class GenerateOptions:
         deterministic."""
         for spec in [self.ranking_backend, self.check_backend, SINGLES_BACKEND]:
             backend = make_backend(spec)  # unknown names and bad options fail here
-            reason = type(backend).available()
+            reason = type(backend).unavailable_reason()
             if reason is not None:
                 raise GenerateError(f"backend {spec!r} is unavailable: {reason}")
         if not type(make_backend(self.ranking_backend)).deterministic:

@@ -19,8 +19,8 @@ BATCH = 4096  # lines parsed, then their puzzles checked together
 #: Whether runs of plain one-line puzzles take the fast path (:mod:`.plain`). Off, every line
 #: takes the general path, with the same results: for the tests and benchmarks that compare.
 FAST_PATH = True
-#: The fewest plain lines a stretch takes the fast path with: checking them costs some 50 us
-#: however few they are (81 cells' bit planes), the general path some 2 us a puzzle.
+#: The fewest plain lines a stretch takes the fast path with: checking them has a fixed cost
+#: however few they are (81 cells' bit planes), where the general path costs per puzzle.
 MIN_RUN = 64
 
 

@@ -4,6 +4,8 @@
   :class:`Outcome`, the warm-up notices);
 - :mod:`harness.run.worker.measure`: build, warm up, encode and solve inside a worker, timed;
 - :mod:`harness.run.worker.child`: a worker process's set-up and task loop;
+- :mod:`harness.run.worker.reaper`: what a worker starts, in any session, dies with the
+  harness, even one killed by SIGKILL;
 - :mod:`harness.run.worker.handle`: the parent's handle on one worker process: clocks, memory,
   stop and kill, with every process it started;
 - :mod:`harness.run.worker.pool`: :class:`WorkerPool`, the parent's side: which worker gets

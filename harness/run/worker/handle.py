@@ -17,15 +17,17 @@ from collections import deque
 from typing import Any
 
 from harness.run.worker.child import worker_main
+from harness.run.worker.reaper import descendants
 from harness.run.worker.wire import Outcome, Task
 
 #: Seconds between SIGTERM and SIGKILL when a worker is stopped.
 GRACE_S = 0.3
 #: The parent kills a solve this long after its timeout (see :func:`kill_grace`).
 KILL_GRACE_MAX_S = 0.5
-#: Seconds a worker may spend building and warming up a backend (imports, tables) before
-#: a task, apart from the task's own timeout.
-WARMUP_TIMEOUT_S = 60.0
+#: The least time a worker is given to build and warm up a backend (imports, tables, a
+#: solver's start) before a task, apart from the task's own timeout: the run's timeout, when
+#: that is longer.
+WARMUP_TIMEOUT_S = 10.0
 #: How often the parent samples a busy worker's memory, seconds.
 MEMORY_POLL_S = 0.05
 PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
@@ -57,28 +59,6 @@ def describe_death(exitcode: int | None) -> str:
             name = f"signal {-exitcode}"
         return f"worker died: killed by {name}"
     return f"worker died: exited with code {exitcode}"
-
-
-def descendants(pid: int) -> list[int]:
-    """The processes below ``pid`` (children of any of its threads, and theirs), from
-    ``/proc``: ~10 us a process, against milliseconds for psutil's scan of every process."""
-    found: list[int] = []
-    todo = [pid]
-    while todo:
-        parent = todo.pop()
-        try:
-            threads = os.listdir(f"/proc/{parent}/task")
-        except OSError:
-            continue
-        for tid in threads:
-            try:
-                with open(f"/proc/{parent}/task/{tid}/children") as f:
-                    kids = [int(k) for k in f.read().split()]
-            except (OSError, ValueError):
-                continue
-            found += kids
-            todo += kids
-    return found
 
 
 def _rss_mib(pid: int) -> float:
@@ -194,7 +174,7 @@ class WorkerHandle:
 
     def rss_mib(self) -> float:
         """The resident memory now of the worker (all its threads) and of every process it
-        started (a ``cmd:`` solver, say), MiB. /proc costs ~20 us a process."""
+        started (a ``cmd:`` solver, say), MiB, from /proc."""
         pid = self.proc.pid
         if pid is None:
             return 0.0

@@ -11,7 +11,7 @@ import os
 import resource
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from backends import make_backend
@@ -24,7 +24,7 @@ process_time = time.process_time
 
 
 def _open_clear_refs() -> int | None:
-    """The worker's own ``/proc/self/clear_refs``, kept open (an open costs 8 us a solve)."""
+    """The worker's own ``/proc/self/clear_refs``, kept open (not opened again each solve)."""
     try:
         return os.open("/proc/self/clear_refs", os.O_WRONLY)
     except OSError:
@@ -34,14 +34,14 @@ def _open_clear_refs() -> int | None:
 def _peak_rss_reset(fd: int | None) -> None:
     if fd is None:
         return
-    try:  # noqa: SIM105 - contextlib.suppress would cost ~0.4 us a solve
+    try:  # noqa: SIM105 - contextlib.suppress would add a context manager to every solve
         os.write(fd, b"5")  # Linux >= 4.0: "5" resets VmHWM to the current RSS
     except OSError:
         pass
 
 
 def _peak_rss_mib() -> float:
-    """Peak resident memory since the last reset, MiB (1 us, against 20 us for /proc).
+    """Peak resident memory since the last reset, MiB (one system call, no /proc file).
 
     After the reset, Linux's ``ru_maxrss`` follows the reset high-water mark; in a process
     whose threads have exited it may keep their larger peak, so it can over-report, never
@@ -61,7 +61,7 @@ def warmup_puzzle(box: int) -> Puzzle:
 
 class ProcessPeaks:
     """The memory high-water marks of the processes a backend runs (a ``cmd:`` solver),
-    through their ``/proc`` files, kept open: ~2 us to reset, ~10 us to read, a process."""
+    through their ``/proc`` files, kept open to reset and read them."""
 
     def __init__(self) -> None:
         self._files: dict[int, tuple[int, int]] = {}  # pid -> (clear_refs fd, status fd)
@@ -114,15 +114,18 @@ class WorkerState:
         self.clear_refs = _open_clear_refs()
         #: spec -> its backend's ``processes()`` when it runs processes of its own
         self.processes: dict[str, Callable[[], tuple[int, ...]]] = {}
+        #: spec -> its backend's (solve_call, solve_decode) when it splits its solve so
+        self.split: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {}
         self.peaks = ProcessPeaks()
         self._declared: dict[str, frozenset[str]] = {}
 
-    def declared(self, spec: str) -> frozenset[str]:
-        """The native statistics ``spec``'s backend declares (``native_counters``)."""
-        names = self._declared.get(spec)
-        if names is None:
-            names = self._declared[spec] = frozenset(self.backend(spec).native_counters)
-        return names
+    def undeclared(self, spec: str, names: Iterable[str]) -> set[str]:
+        """Which of ``names`` ``spec``'s backend does not declare (``native_counters``,
+        which a ``cmd:`` solver's backend widens as new keys come)."""
+        known = self._declared.get(spec)
+        if known is None or not known.issuperset(names):
+            known = self._declared[spec] = frozenset(self.backend(spec).native_counters)
+        return set(names) - known
 
     def backend(self, spec: str) -> Backend:
         backend = self.cache.get(spec)
@@ -131,6 +134,9 @@ class WorkerState:
             processes = getattr(backend, "processes", None)
             if callable(processes):
                 self.processes[spec] = processes
+            call, decode = (getattr(backend, f"solve_{s}", None) for s in ("call", "decode"))
+            if callable(call) and callable(decode):
+                self.split[spec] = (call, decode)
         return backend
 
 
@@ -164,66 +170,126 @@ def measure(wire: WireTask, state: WorkerState) -> tuple[Any, ...]:
     Returns the :class:`Outcome` as the plain tuple :meth:`Outcome.wire` makes, built
     directly: it goes straight into the next batch.
 
-    The backend's own ``time_limit`` is what is left of ``timeout`` after encoding, so a
-    backend that watches the clock stops in time and reports its counters (the parent kills
-    the worker only :func:`~harness.run.worker.pool.kill_grace` later).
-
-    Each clock is read right at the edge of its phase: the wall clock innermost, so the
-    CPU clock's system call (~0.4 us) is harness time, not the backend's.
-
     Never raises for a backend's failure: that is an ERROR outcome with the exception in
     ``message`` (MEMOUT for a MemoryError), and the phase times measured before it.
     """
     spec, box, cells, limit, timeout = wire
     begin = perf_counter()
-    times: tuple[float, ...] = ()
+    times: list[float] = []
     try:
         backend = state.backend(spec)
         puzzle = Puzzle.unchecked(box, tuple(cells))  # the parent's Puzzle checked them
-        processes = state.processes.get(spec)
-        if processes is not None:
-            state.peaks.reset(processes())
-        _peak_rss_reset(state.clear_refs)
-        c0 = process_time()
-        w0 = perf_counter()
-        encoded = backend.encode(puzzle)
-        w1 = perf_counter()
-        c1 = process_time()
-        left = None if timeout is None else max(0.0, timeout - (w1 - w0))
-        w1b = perf_counter()
-        result: SolveResult = backend.solve(encoded, limit=limit, time_limit=left)
-        w2 = perf_counter()
-        c2 = process_time()
-        peak = _peak_rss_mib()
-        if processes is not None:  # the backend's own processes count too
-            peak += state.peaks.peak_mib()
-        times = (w1 - w0, c1 - c0, w2 - w1b, c2 - c1, peak)
-        if not isinstance(result, SolveResult):
-            raise TypeError(f"solve() returned {type(result).__name__}, not SolveResult")
-        native = result.native
-        if native and not native.keys() <= state.declared(spec):
-            undeclared = native.keys() - state.declared(spec)
-            raise ValueError(f"native statistic {min(undeclared)!r} is not in native_counters")
-        solution = result.solution
-        if solution is not None:
-            solution = compact(solution)
-        return (
-            result.status._value_,
-            result.message,
-            solution,
-            result.solutions_found,
-            result.nodes,
-            result.guesses,
-            result.backtracks,
-            tuple(native.items()) if native else (),
-            *times,
-            perf_counter() - begin,
-            None,
-        )
+        split = state.split.get(spec)
+        if split is None:
+            result = _timed(backend, puzzle, limit, timeout, spec, state, times)
+        else:
+            encoded, raw = _timed_call(backend, split[0], puzzle, limit, state, times)
+            result = split[1](raw, encoded)
+        return _answer(result, state, spec, times, begin)
     except MemoryError:
         status, message = Status.MEMOUT, "MemoryError inside the backend"
     except Exception as exc:
         status, message = Status.ERROR, describe(exc)
-    measured = times or (None,) * 5
+    measured = (*times[:4], None, times[4]) if times else (None,) * 6
     wall = perf_counter() - begin
     return Outcome(status, message, None, None, None, None, None, (), *measured, wall).wire()
+
+
+def _timed(
+    backend: Backend,
+    puzzle: Puzzle,
+    limit: int,
+    timeout: float | None,
+    spec: str,
+    state: WorkerState,
+    times: list[float],
+) -> Any:
+    """Encode and solve ``puzzle``, timed; append to ``times`` the encode wall and CPU
+    seconds, the solve's, and the peak memory MiB. Returns what ``solve`` returned.
+
+    The backend's own ``time_limit`` is what is left of ``timeout`` after encoding, so a
+    backend that watches the clock stops in time and reports its counters (the parent kills
+    the worker only :func:`~harness.run.worker.pool.kill_grace` later). Each clock is read
+    right at the edge of its phase: the wall clock innermost, so the CPU clock's system
+    call (~0.4 us) is harness time, not the backend's.
+    """
+    processes = state.processes.get(spec)
+    if processes is not None:
+        state.peaks.reset(processes())
+    _peak_rss_reset(state.clear_refs)
+    c0 = process_time()
+    w0 = perf_counter()
+    encoded = backend.encode(puzzle)
+    w1 = perf_counter()
+    c1 = process_time()
+    left = None if timeout is None else max(0.0, timeout - (w1 - w0))
+    w1b = perf_counter()
+    result = backend.solve(encoded, limit=limit, time_limit=left)
+    w2 = perf_counter()
+    c2 = process_time()
+    peak = _peak_rss_mib()
+    if processes is not None:  # the backend's own processes count too
+        peak += state.peaks.peak_mib()
+    times += (w1 - w0, c1 - c0, w2 - w1b, c2 - c1, peak)
+    return result
+
+
+def _timed_call(
+    backend: Backend,
+    call: Callable[..., Any],
+    puzzle: Puzzle,
+    limit: int,
+    state: WorkerState,
+    times: list[float],
+) -> tuple[Any, Any]:
+    """:func:`_timed` for a backend that splits its solve: the solve phase is its
+    ``solve_call`` (one call into native code, say), and its ``solve_decode`` reads the
+    answer afterwards, untimed, as the checker does. Returns the encoded puzzle and what the
+    call returned. Its time limit is the parent's kill alone."""
+    _peak_rss_reset(state.clear_refs)
+    c0 = process_time()
+    w0 = perf_counter()
+    encoded = backend.encode(puzzle)
+    w1 = perf_counter()
+    c1 = process_time()
+    w1b = perf_counter()
+    raw = call(encoded, limit)
+    w2 = perf_counter()
+    c2 = process_time()
+    times += (w1 - w0, c1 - c0, w2 - w1b, c2 - c1, _peak_rss_mib())
+    return encoded, raw
+
+
+def _answer(
+    result: Any, state: WorkerState, spec: str, times: list[float], begin: float
+) -> tuple[Any, ...]:
+    """The wire tuple of a solve's ``result`` (raises when it breaks the contract: not a
+    :class:`SolveResult`, or a native statistic its backend does not declare)."""
+    if not isinstance(result, SolveResult):
+        raise TypeError(f"solve() returned {type(result).__name__}, not SolveResult")
+    native = result.native
+    undeclared = state.undeclared(spec, native) if native else None
+    if undeclared:
+        raise ValueError(f"native statistic {min(undeclared)!r} is not in native_counters")
+    solution = result.solution
+    if solution is not None:
+        solution = compact(solution)
+    encode_s, encode_cpu_s, solve_s, solve_cpu_s, peak = times
+    return (
+        result.status._value_,
+        result.message,
+        solution,
+        result.solutions_found,
+        result.nodes,
+        result.guesses,
+        result.backtracks,
+        tuple(native.items()) if native else (),
+        encode_s,
+        encode_cpu_s,
+        solve_s,
+        solve_cpu_s,
+        result.own_solve_s,
+        peak,
+        perf_counter() - begin,
+        None,
+    )

@@ -13,7 +13,8 @@ core), which no in-process alarm can stop. A worker that dies by itself (segfaul
 Warm-up. Before its first task of a (backend, grid size), a worker sends a
 :class:`~harness.run.worker.wire.Warming` notice, builds the backend and solves an easy puzzle,
 untimed, then sends :class:`~harness.run.worker.wire.Ready`, and the parent starts that task's
-clock again. Until then the warm-up has its own limit, :data:`WARMUP_TIMEOUT_S`.
+clock again. Until then the warm-up has its own limit: the task's timeout, and at least
+:data:`~harness.run.worker.handle.WARMUP_TIMEOUT_S`.
 
 Throughput. The harness must cost little next to a sub-millisecond solve. The parent keeps
 enough tasks queued at each worker to cover :data:`QUEUE_AHEAD_S` of solving (at least 2,
@@ -88,7 +89,7 @@ class WorkerPool:
     start as tasks arrive, never more than there are tasks. Each holds up to ``depth`` tasks
     so it never idles waiting for the parent; when a worker is killed, the tasks queued
     behind the killed one go to its replacement. A (backend, grid size) whose warm-up fails
-    (raises, hangs past :data:`~harness.run.worker.handle.WARMUP_TIMEOUT_S`, kills its worker)
+    (raises, hangs past its limit, see :meth:`WorkerHandle.deadline`, kills its worker)
     is broken from then on: each of its remaining tasks is ERROR at once, naming the
     failure. Workers write their stdout and stderr to ``log`` (appended), or nowhere.
     Short solves are collected every ``poll_s`` seconds (see :meth:`_wait`).
@@ -238,10 +239,10 @@ class WorkerPool:
             self._idle(not quick)
         if quick:
             # Short solves: sleep, then take every answer waiting. A process blocked on
-            # a pipe must be woken by each write, and that wake-up (~10 us) is paid by
+            # a pipe must be woken by each write, and that wake-up is paid by
             # the writing worker, between two solves. Once every task has been sent, the
             # last answers are waited for instead: they end the run (or a Dask chunk, whose
-            # next one waits for them), and a poll would notice them ~1 ms late on average.
+            # next one waits for them), and a poll would notice them late.
             time.sleep(self.poll_s if timeout is None else min(self.poll_s, timeout))
             ready = select.select(pipes, (), (), 0)[0]
         else:

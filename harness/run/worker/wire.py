@@ -4,7 +4,7 @@ Only plain data crosses: a batch of task tuples (:meth:`Task.wire`) goes in; lis
 answers come back, each one :class:`Outcome` per task as its plain tuple
 (:meth:`Outcome.wire`), in task order. A worker sends what it has done every couple of
 milliseconds rather than after each task: one message per task costs the worker a write
-and a pickle each (~3 us, a percent of a sub-millisecond solve). Answers a killed worker
+and a pickle each, which a sub-millisecond solve would feel. Answers a killed worker
 had not sent yet are not lost: the parent runs those tasks again (see
 :mod:`harness.run.worker.pool`). Before the first task of a (backend, grid size) the worker
 also sends a :class:`Warming` notice and, once its untimed warm-up is over, a :class:`Ready`
@@ -46,7 +46,7 @@ class Outcome(NamedTuple):
     """How one task ended: measured in the worker, or decided by the parent that killed it.
 
     Immutable. A named tuple rather than a dataclass because it crosses the pipe once per
-    solve: as a plain tuple it pickles in 0.5 us, against 3-4 us for a dict or a dataclass.
+    solve: a plain tuple pickles faster than a dict or a dataclass.
     ``None`` means not measured (an empty CSV cell), never zero.
     """
 
@@ -65,6 +65,8 @@ class Outcome(NamedTuple):
     encode_cpu_s: float | None = None
     solve_s: float | None = None
     solve_cpu_s: float | None = None
+    #: The solver's own clock for the solve, when it reports one (``SolveResult.own_solve_s``).
+    own_solve_s: float | None = None
     peak_rss_mib: float | None = None
     wall_s: float | None = None  # the whole task in the worker, build to answer
     host: str | None = None  # the machine that solved it, where not this one (a cluster run)
@@ -94,15 +96,15 @@ class Outcome(NamedTuple):
         return row
 
 
-#: An :class:`Outcome` from a tuple of all its fields: tuple.__new__, ~0.3 us, against
-#: ~2.5 us for ``Outcome(...)`` with its defaults (once per solve in a worker and in the parent)
+#: An :class:`Outcome` from a tuple of all its fields: tuple.__new__, without the defaults
+#: ``Outcome(...)`` fills in (once per solve in a worker and in the parent)
 make_outcome = Outcome._make
 _STATUS = {status.value: status for status in Status}
 
 
 def readable(connection: Connection) -> bool:
     """Whether a message waits in ``connection``: one select(2), where
-    ``Connection.poll`` builds a selector each time (~10 us)."""
+    ``Connection.poll`` builds a selector each time."""
     return bool(select.select((connection,), (), (), 0)[0])
 
 
@@ -121,7 +123,7 @@ class Ready:
 
 
 def compact(solution: object) -> bytes | tuple[int, ...]:
-    """A grid's digits to send: as bytes when they fit (the common case, 5x cheaper to
+    """A grid's digits to send: as bytes when they fit (the common case, cheaper to
     pickle), else as a tuple of ints for the parent's checker to refuse.
 
     Raises TypeError for a value that is not an integer (a float, a string).

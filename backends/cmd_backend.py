@@ -10,24 +10,39 @@ serves many puzzles:
    (``.`` for a blank, ``1-9`` then ``A``, ``B``... for larger grids) and the solution limit.
 3. The solver answers one line, ``<STATUS> <grid or -> [key=value ...]``. STATUS is
    SOLVED, UNSAT, UNKNOWN or TIMEOUT; keys ``solutions``, ``nodes``, ``guesses`` and
-   ``backtracks`` fill the counters, ``time_us`` (the solver's own clock) and any other key
-   become native statistics. Lines starting with ``#`` are ignored.
+   ``backtracks`` fill the counters, ``time_us`` (the solver's own clock, microseconds)
+   becomes the row's ``own_solve_s`` (a value that is not a finite number, 0 or more, is
+   dropped, and the row's message says so), and any other key a native statistic. Lines
+   starting with ``#`` are ignored.
+
+A statistic never shadows a column of the row: one named like a column (``host``,
+``status``, ``backend``...: :data:`backends.base.ROW_COLUMNS`) is written as ``native_host``,
+and so on. A key is a letter or ``_`` then letters, digits, ``_``, ``.`` or ``-``; a key given
+twice (``host`` and ``native_host`` count as one) breaks the protocol.
 
 The round trip (write the line, read the answer) is the ``solve`` phase. A solver that
 does not answer within its time limit is killed (its whole process group) and the result
-is TIMEOUT; one that exits, or answers a line that breaks the protocol, raises
-:class:`SolverError` quoting the exit status or the line. Either way the process is gone,
+is TIMEOUT; one that exits (seen at once, even while a process it started holds its
+stdout), or answers a line that breaks the protocol, raises :class:`SolverError` quoting the
+exit status or the line. Either way the process is gone,
 :attr:`CmdBackend.stale` says so, and the next solve starts a fresh one (the harness does
 that in its untimed warm-up). The solver's stderr is the caller's; its process dies with
 the caller's (Linux ``PR_SET_PDEATHSIG``).
+
+A command whose program cannot start (not found, not executable, not a program, a ``#!``
+interpreter that is missing) is refused when the backend is built
+(:class:`BackendOptionError`), before any solve.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
+import re
 import select
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -35,7 +50,7 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar
 
-from backends.base import Backend, Option, SolveResult, Status
+from backends.base import ROW_COLUMNS, Backend, Option, SolveResult, Status
 from backends.errors import BackendError, BackendOptionError, UnknownStatusError
 from backends.puzzle import Puzzle, canonical_alphabet
 
@@ -47,6 +62,11 @@ COUNTER_KEYS = ("solutions", "nodes", "guesses", "backtracks")
 LINE_SYMBOLS = ("." + canonical_alphabet(25)).encode().ljust(256, b"?")
 #: Longest answer line accepted, bytes (a 25x25 grid and its statistics fit easily).
 MAX_LINE = 1 << 16
+#: While it waits for a line, the backend checks this often (ms) whether the solver exited:
+#: its stdout gives no end of file while a process it started holds it open.
+EXIT_CHECK_MS = 50
+#: What a statistic's key looks like.
+KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 _PR_SET_PDEATHSIG = 1
 
 
@@ -73,6 +93,65 @@ def translate_status(word: str) -> Status:
         raise UnknownStatusError(f"cmd solver answered an unknown status {word!r}") from None
 
 
+def cannot_start(program: str) -> str | None:
+    """Why ``program`` (a command's first word) cannot start, or None: not found, a
+    directory, not executable, not a program (no ``#!`` line, not a binary), or a script
+    whose ``#!`` interpreter is missing. Runs nothing."""
+    path = shutil.which(program)
+    if path is None:
+        if os.sep not in program:
+            return f"no {program!r} on PATH"
+        if not os.path.exists(program):
+            return f"{program!r} does not exist"
+        if os.path.isdir(program):
+            return f"{program!r} is a directory"
+        return f"{program!r} is not executable"
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(256)
+    except OSError as exc:
+        return f"cannot read {program!r}: {exc.strerror}"
+    if not first.startswith((b"#!", b"\x7fELF")) and not _other_formats():
+        return f"{program!r} is neither a #! script nor a program (Exec format error)"
+    words = first[2:].decode(errors="replace").split() if first.startswith(b"#!") else []
+    if words and shutil.which(words[0]) is None:
+        return f"{program!r} names the interpreter {words[0]!r}, which cannot run"
+    if len(words) == 2 and os.path.basename(words[0]) == "env" and shutil.which(words[1]) is None:
+        return f"{program!r} runs {words[1]!r} through env, and there is no {words[1]!r} on PATH"
+    return None
+
+
+def _other_formats() -> bool:
+    """Whether this system may run programs that are neither ELF binaries nor ``#!`` scripts
+    (not Linux, or Linux with a ``binfmt_misc`` format registered)."""
+    if not sys.platform.startswith("linux"):
+        return True
+    try:
+        return bool(set(os.listdir("/proc/sys/fs/binfmt_misc")) - {"register", "status"})
+    except OSError:
+        return False
+
+
+def statistic_name(key: str) -> str:
+    """The column a solver's statistic ``key`` goes in: ``native_<key>`` for a key that names
+    one of the row's own columns; a key that is not a name raises ValueError."""
+    if not KEY.fullmatch(key):
+        raise ValueError(
+            f"{key!r} is not a statistic's name (a letter or _, then letters, digits, _.-)"
+        )
+    return f"native_{key}" if key in ROW_COLUMNS else key
+
+
+def own_seconds(time_us: object) -> tuple[float | None, str]:
+    """The solver's own clock from its ``time_us`` value, in seconds, and the message that
+    says why a value was dropped (not a finite number of microseconds, 0 or more)."""
+    if time_us is None:
+        return None, ""
+    if type(time_us) in (int, float) and 0 <= time_us < math.inf:  # type: ignore[operator]
+        return time_us / 1e6, ""  # type: ignore[operator]
+    return None, f"time_us={time_us} dropped: not a number of microseconds, 0 or more"
+
+
 def _number(text: str) -> int | float | str:
     for kind in (int, float):
         with contextlib.suppress(ValueError):
@@ -96,7 +175,7 @@ class CmdBackend(Backend):
         ),
     )
     deterministic: ClassVar[bool] = False
-    native_counters: ClassVar[tuple[str, ...]] = ("time_us",)
+    native_counters: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -107,6 +186,9 @@ class CmdBackend(Backend):
             raise BackendOptionError(f"cmd: cannot split {command!r}: {exc}") from None
         if not self.argv:
             raise BackendOptionError("cmd needs a command line: -b 'cmd:./my_solver --fast'")
+        reason = cannot_start(self.argv[0])
+        if reason is not None:
+            raise BackendOptionError(f"cmd: cannot start the solver: {reason}")
         self.native_counters = CmdBackend.native_counters  # grows with the solver's keys
         self.info: dict[str, str] = {}  # what READY said: name, version, max_box...
         self._proc: subprocess.Popen[bytes] | None = None
@@ -129,7 +211,7 @@ class CmdBackend(Backend):
 
     def encode(self, puzzle: Puzzle) -> tuple[Puzzle, bytes]:
         """The puzzle and its line without the limit (timed as ``encode``): the canonical
-        one-line form, by one byte translation (0.5 us, against 8 for ``to_string``)."""
+        one-line form, by one byte translation (cheaper than ``to_string``)."""
         return puzzle, bytes(puzzle.cells).translate(LINE_SYMBOLS) + b" "
 
     def solve(
@@ -191,10 +273,12 @@ class CmdBackend(Backend):
                 continue
             if len(buffer) > MAX_LINE:
                 self._fail(f"the solver's line is over {MAX_LINE} bytes: {bytes(buffer[:80])!r}")
-            wait = None if deadline is None else max(0, int((deadline - time.perf_counter()) * 1e3))
-            if not self._poll.poll(wait) and deadline is not None:
-                if time.perf_counter() >= deadline:
+            left = EXIT_CHECK_MS if deadline is None else (deadline - time.perf_counter()) * 1e3
+            if not self._poll.poll(max(0, min(EXIT_CHECK_MS, int(left)))):
+                if deadline is not None and time.perf_counter() >= deadline:
                     return None
+                if self._exited() and not self._poll.poll(0):  # and wrote nothing before
+                    self._fail("the solver exited", partial=bytes(buffer), exited=True)
                 continue
             chunk = os.read(self._stdout, MAX_LINE)
             if not chunk:
@@ -221,16 +305,30 @@ class CmdBackend(Backend):
             key, sep, value = word.partition("=")
             if not sep or not key:
                 self._fail(f"{word!r} is not key=value: {line!r}")
+            if key not in COUNTER_KEYS:
+                try:
+                    key = statistic_name(key)
+                except ValueError as exc:
+                    self._fail(f"{exc}: {line!r}")
+            if key in stats:
+                self._fail(f"statistic {key!r} given twice: {line!r}")
             stats[key] = _number(value)
         counters = {k: stats.pop(k) for k in COUNTER_KEYS if k in stats}
+        own, dropped = own_seconds(stats.pop("time_us", None))
         new = tuple(k for k in stats if k not in self.native_counters)
         self.native_counters += new  # type: ignore[misc]
         found = counters.pop("solutions", 1 if grid is not None else 0)
         try:
-            return SolveResult(status, grid, found, native=stats, **counters)
+            return SolveResult(
+                status, grid, found, native=stats, message=dropped, own_solve_s=own, **counters
+            )
         except (BackendError, TypeError) as exc:
             self._fail(f"{exc}: {line!r}")
         raise AssertionError("unreachable")
+
+    def _exited(self) -> bool:
+        """Whether the solver process has exited (a process it started may live on)."""
+        return self._proc is None or self._proc.poll() is not None
 
     def _fail(self, what: str, partial: bytes = b"", exited: bool = False) -> None:
         """Stop the solver and raise :class:`SolverError` saying ``what`` happened (and,

@@ -5,9 +5,9 @@
 same defaults); ``solve`` loads it into one single-threaded CryptoMiniSat solver and, for a
 second solution, adds a clause blocking the grid found and solves again in the same solver.
 
-CryptoMiniSat is slow here, and marked ``slow``: its median solve on Norvig's top95 was
-11-35 ms (three runs on a loaded machine) where PicoSAT (``pycosat``) took 0.5-1.1 ms on the
-same CNF. pycryptosat exposes no statistics to say where that time goes.
+CryptoMiniSat is slow here, and marked ``slow``: on Norvig's top95 its median solve was many
+times PicoSAT's (``pycosat``) on the same CNF (docs/benchmarks.md). pycryptosat exposes no
+statistics to say where that time goes.
 
 CryptoMiniSat takes a time limit per call: ``time_limit`` is passed on (what is left of it
 for the second call), and a call it cuts short answers ``None``, which is TIMEOUT. pycryptosat

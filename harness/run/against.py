@@ -1,0 +1,174 @@
+"""``harness run --against REV``: every backend also runs as it was at git revision REV.
+
+The project's tree at REV is checked out once, detached, in a cached git worktree
+(:func:`worktree`: ``$XDG_CACHE_HOME/sudoku-harness/worktrees/<full sha>``, reused by later
+runs). Each backend ``SPEC`` asked for gets a twin, ``SPEC@REV`` (REV as the user typed it),
+whose solves the workers run with that tree's ``backends``
+(:mod:`harness.run.worker.trees`). The twin is one more backend in the run's plan, so the
+runner's per-puzzle shuffled order interleaves old and new solves and load falls on both
+alike; :mod:`harness.gate.paired` then judges each pair inside the run.
+
+Everything that can fail is checked before the first solve: a REV git does not know, a tree
+at REV without ``backends`` or without one of the backends asked for; each is one line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import fcntl
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from backends.errors import SudokuError
+from harness.results import provenance
+from harness.run.config import BackendChoice, RunConfig
+from harness.run.worker import trees
+
+
+class AgainstError(SudokuError):
+    """A revision or tree ``--against`` cannot use; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Against:
+    """The revision a run compares against: as typed, its commit, and its tree."""
+
+    rev: str
+    sha: str
+    tree: Path
+    pairs: dict[str, str]  # SPEC@REV -> SPEC, for each backend the run has twice
+
+    def meta(self) -> dict[str, Any]:
+        """What the run's metadata records under ``against``."""
+        return {"rev": self.rev, "sha": self.sha, "tree": str(self.tree), "pairs": self.pairs}
+
+
+def _git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(
+            ["git", "-C", str(repo), *args], capture_output=True, text=True, timeout=300
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise AgainstError(f"--against: cannot run git: {exc}") from None
+
+
+def repository() -> Path:
+    """The git checkout whose history ``--against`` reads: the project's own, else the
+    current directory's (a harness installed from a checkout that is run from it)."""
+    for place in (provenance.PROJECT_ROOT, Path.cwd()):
+        done = _git(place, "rev-parse", "--show-toplevel")
+        if done.returncode == 0:
+            return Path(done.stdout.strip())
+    raise AgainstError(
+        f"--against: {provenance.PROJECT_ROOT} is not a git checkout, nor is the current "
+        "directory; run from a clone of the project"
+    )
+
+
+def resolve(repo: Path, rev: str) -> str:
+    """The full sha of the commit ``rev`` names in ``repo``; one line when it names none."""
+    if rev.startswith("-"):
+        raise AgainstError(f"--against {rev}: not a revision")
+    done = _git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
+    if done.returncode != 0 or not done.stdout.strip():
+        raise AgainstError(f"--against {rev}: no such revision in {repo}")
+    return done.stdout.strip()
+
+
+def cache_root() -> Path:
+    """Where checked-out trees are kept: ``$XDG_CACHE_HOME`` (else ``~/.cache``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "sudoku-harness" / "worktrees"
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (two runs preparing one tree take turns)."""
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def worktree(repo: Path, sha: str) -> Path:
+    """``repo``'s tree at commit ``sha``, checked out detached in the cache; one already
+    there at that commit is reused, an incomplete or changed one is made again."""
+    root = cache_root()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise AgainstError(f"--against: cannot create {root}: {exc.strerror}") from None
+    path = root / sha
+    with _locked(root / f"{sha}.lock"):
+        if _intact(path, sha):
+            return path
+        if path.exists():
+            _git(repo, "worktree", "remove", "--force", str(path))
+            shutil.rmtree(path, ignore_errors=True)
+        done = _git(repo, "worktree", "add", "--force", "--detach", str(path), sha)
+        if done.returncode != 0 or not _intact(path, sha):
+            reason = (done.stderr.strip().splitlines() or ["git worktree add failed"])[-1]
+            raise AgainstError(f"--against: cannot check out {sha[:12]} in {path}: {reason}")
+    return path
+
+
+def _intact(path: Path, sha: str) -> bool:
+    """Whether ``path`` is a checkout of ``sha`` with no tracked file changed."""
+    if not (path / ".git").exists():
+        return False
+    head = _git(path, "rev-parse", "HEAD")
+    status = _git(path, "status", "--porcelain", "--untracked-files=no")
+    return head.stdout.strip() == sha and status.returncode == 0 and not status.stdout.strip()
+
+
+def check_tree(tree: Path, rev: str, specs: list[str]) -> None:
+    """Raise :class:`AgainstError` unless the tree's ``backends`` builds every spec and each
+    is available there; the check runs in a process of the kind the workers start."""
+    if not (tree / "backends" / "__init__.py").is_file():
+        raise AgainstError(f"--against {rev}: the tree at {rev} has no backends package")
+    process = trees.TreeProcess(str(tree), quiet=True)
+    try:
+        answer = process.ask("check", specs)
+    except (EOFError, OSError):
+        process.death()
+        reason = process.last_error() or process.death()
+        raise AgainstError(f"--against {rev}: the tree at {rev} cannot run: {reason}") from None
+    finally:
+        process.close()
+    for spec, problem in answer["problems"].items():
+        if problem is not None:
+            raise AgainstError(f"--against {rev}: backend {spec} in the tree at {rev}: {problem}")
+
+
+def prepare(choices: list[BackendChoice], rev: str) -> tuple[list[BackendChoice], Against]:
+    """The run's backends with each available one's twin at ``rev`` after them, and what
+    the run compares against; the twins are routed to the tree's processes."""
+    repo = repository()
+    sha = resolve(repo, rev)
+    tree = worktree(repo, sha)
+    runnable = [c for c in choices if c.unavailable is None]
+    check_tree(tree, rev, [c.spec for c in runnable])
+    twins = [BackendChoice(f"{c.spec}@{rev}", c.cls, None) for c in runnable]
+    for choice, twin in zip(runnable, twins, strict=True):
+        trees.route(twin.spec, choice.spec, tree)
+    pairs = {twin.spec: choice.spec for choice, twin in zip(runnable, twins, strict=True)}
+    return [*choices, *twins], Against(rev, sha, tree, pairs)
+
+
+def configure(config: RunConfig, rev: str) -> RunConfig:
+    """``config`` with each backend's twin at ``rev`` (see :func:`prepare`) and the
+    revision in its metadata; refuses what ``--against`` cannot do."""
+    if config.cluster is not None:
+        raise AgainstError("--against runs on local workers; leave out --cluster")
+    if config.resume:
+        raise AgainstError("--against cannot --resume a run; start it again with a new --out")
+    choices, against = prepare(list(config.backends), rev)
+    return dataclasses.replace(config, backends=choices, against=against.meta())

@@ -1,0 +1,199 @@
+"""harness run --against REV: the old tree's backends, in processes of their own, gated in pairs."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from harness.cli import main
+from harness.exit_codes import CheckExit, RunExit
+from harness.results import provenance, read_rows
+from harness.run import against
+from harness.run.config import RunConfig
+from harness.run.worker import trees
+from tests.conftest import PROJECT, pattern_puzzle
+
+#: Appended to the old tree's mrv.py: its node counts are 1000 higher than the new code's.
+COUNTS_MORE = """
+
+_solve = MrvBackend.solve
+
+
+def _more(self, encoded, limit=1, time_limit=None):
+    import dataclasses
+
+    result = _solve(self, encoded, limit, time_limit)
+    return dataclasses.replace(result, nodes=(result.nodes or 0) + 1000)
+
+
+MrvBackend.solve = _more
+"""
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+    }
+    env["GIT_COMMITTER_EMAIL"] = "t@t"
+    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env)
+    assert 0 == done.returncode, done.stderr
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A git repository whose history holds the project's backends twice: tag ``v1`` with
+    an mrv that counts 1000 more nodes, then HEAD as they are; trees cached in tmp_path."""
+    root = tmp_path / "repo"
+    shutil.copytree(PROJECT / "backends", root / "backends", ignore=shutil.ignore_patterns("__py*"))
+    git(root, "init", "-q")
+    with open(root / "backends" / "mrv.py", "a") as f:
+        f.write(COUNTS_MORE)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "old")
+    git(root, "tag", "v1")
+    shutil.copy(PROJECT / "backends" / "mrv.py", root / "backends" / "mrv.py")
+    git(root, "commit", "-qam", "new")
+    monkeypatch.setattr(against, "repository", lambda: root)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    yield root
+    trees.ROUTES.clear()
+
+
+def puzzles(tmp_path: Path, count: int = 6) -> Path:
+    data = tmp_path / "p.txt"
+    data.write_text("".join(pattern_puzzle(3, 2 + k % 3).to_string() + "\n" for k in range(count)))
+    return data
+
+
+def run(tmp_path: Path, *args: str) -> tuple[int, str, Path]:
+    out = tmp_path / "run.csv"
+    command = ["run", "-q", *args, "--out", str(out), str(puzzles(tmp_path))]
+    result = CliRunner().invoke(main, command)
+    return result.exit_code, result.output, out
+
+
+def test_a_revision_git_does_not_know_is_one_line_before_any_solve(
+    repo: Path, tmp_path: Path
+) -> None:
+    """--against no-such-rev: exit 2, one line naming it, no CSV."""
+    code, output, out = run(tmp_path, "-b", "mrv", "--against", "no-such-rev")
+    line = f"harness: error: --against no-such-rev: no such revision in {repo}\n"
+    assert (RunExit.USAGE, line, False) == (code, output, out.exists())
+
+
+def test_a_tree_without_the_backend_is_one_line(repo: Path, tmp_path: Path) -> None:
+    """A tree at REV whose backends lack the one asked for: exit 2, one line, no CSV."""
+    os.remove(repo / "backends" / "dlx.py")
+    git(repo, "commit", "-qam", "no dlx")
+    code, output, out = run(tmp_path, "-b", "dlx", "--against", "HEAD")
+    assert (RunExit.USAGE, 1, False) == (code, output.count("\n"), out.exists())
+    assert output.startswith("harness: error: --against HEAD: backend dlx in the tree at HEAD")
+
+
+def test_the_old_trees_backends_run_and_their_counter_change_is_a_regression(
+    repo: Path, tmp_path: Path
+) -> None:
+    """mrv@v1 runs the tree at v1 (1000 more nodes a puzzle): the pair gate says REGRESSION."""
+    code, output, out = run(tmp_path, "-b", "mrv", "--against", "v1")
+    rows = read_rows(out)[1]
+    nodes = {b: [int(r["nodes"]) for r in rows if r["backend"] == b] for b in ("mrv", "mrv@v1")}
+    assert [n + 1000 for n in nodes["mrv"]] == nodes["mrv@v1"]
+    assert (RunExit.REGRESSION, True) == (code, "| mrv | p.txt | nodes |" in output)
+
+
+def test_against_head_holds_and_records_the_revision(repo: Path, tmp_path: Path) -> None:
+    """--against HEAD on unchanged code holds; the metadata names REV as typed and its sha."""
+    code, output, out = run(tmp_path, "-b", "mrv", "--against", "HEAD")
+    meta = provenance.read_meta(out)
+    sha = git(repo, "rev-parse", "HEAD")
+    expected = {"rev": "HEAD", "sha": sha, "pairs": {"mrv@HEAD": "mrv"}}
+    assert (RunExit.OK, expected) == (code, {k: meta["against"][k] for k in expected})
+    assert "**harness check: holds**" in output
+
+
+def test_the_tree_is_cached_and_reused(repo: Path, tmp_path: Path) -> None:
+    """A second run at the same commit reuses the checked-out tree (an untracked file stays)."""
+    sha = git(repo, "rev-parse", "v1")
+    tree = against.worktree(repo, sha)
+    (tree / "marker").write_text("kept")
+    again = against.worktree(repo, sha)
+    assert (tree, "kept", sha) == (
+        again,
+        (again / "marker").read_text(),
+        git(tree, "rev-parse", "HEAD"),
+    )
+
+
+def test_a_tree_process_imports_backends_from_its_tree(repo: Path) -> None:
+    """The process for a tree imports ``backends`` from the tree, not from the project."""
+    tree = against.worktree(repo, git(repo, "rev-parse", "v1"))
+    process = trees.TreeProcess(str(tree))
+    try:
+        answer = process.ask("check", ["mrv", "no-such-backend"])
+    finally:
+        process.close()
+    assert str(tree / "backends" / "__init__.py") == answer["backends"]
+    assert (None, True) == (
+        answer["problems"]["mrv"],
+        "unknown backend 'no-such-backend'" in answer["problems"]["no-such-backend"],
+    )
+
+
+def test_against_refuses_a_cluster_and_a_resume(tmp_path: Path) -> None:
+    """--against runs on local workers and cannot complete a run: one line for each."""
+    config = RunConfig(backends=[], out=tmp_path / "x.csv")
+    reasons = []
+    for changed in ({"cluster": "tcp://somewhere:8786"}, {"resume": True}):
+        with pytest.raises(against.AgainstError) as refused:
+            against.configure(dataclasses.replace(config, **changed), "HEAD")
+        reasons.append(str(refused.value))
+    expected = [
+        "--against runs on local workers; leave out --cluster",
+        "--against cannot --resume a run; start it again with a new --out",
+    ]
+    assert expected == reasons
+
+
+def test_the_report_shows_old_against_new(repo: Path, tmp_path: Path) -> None:
+    """harness report on an --against run: a section pairing mrv@v1 with mrv, per puzzle."""
+    _, _, out = run(tmp_path, "-b", "mrv", "--against", "v1")
+    page = tmp_path / "r.html"
+    result = CliRunner().invoke(main, ["report", str(out), "-o", str(page)])
+    text = page.read_text()
+    assert (0, True, True) == (
+        result.exit_code,
+        "<h2>Old against new (mrv@v1)</h2>" in text,
+        "Per puzzle, largest ratios first (6)" in text,
+    )
+
+
+def test_a_tree_the_worker_cannot_import_is_one_line(repo: Path, tmp_path: Path) -> None:
+    """A tree whose backends lack a name the worker imports: exit 2, the import error's line."""
+    base = repo / "backends" / "base.py"
+    base.write_text(base.read_text().replace("class SolveResult", "class Renamed"))
+    git(repo, "commit", "-qam", "broken")
+    code, output, out = run(tmp_path, "-b", "mrv", "--against", "HEAD")
+    expected = "harness: error: --against HEAD: the tree at HEAD cannot run: ImportError: "
+    assert (RunExit.USAGE, 1, False) == (code, output.count("\n"), out.exists())
+    assert output.startswith(expected + "cannot import name 'SolveResult'")
+
+
+def test_check_of_an_against_run_gives_its_pairs_verdict(repo: Path, tmp_path: Path) -> None:
+    """harness check RUN.csv alone, for a run made with --against v1: the pairs, exit 1."""
+    _, _, out = run(tmp_path, "-b", "mrv", "--against", "v1")
+    result = CliRunner().invoke(main, ["check", str(out)])
+    assert (CheckExit.REGRESSION, True) == (
+        result.exit_code,
+        "- paired in one run, old -> new: mrv@v1 -> mrv" in result.output,
+    )
