@@ -25,8 +25,9 @@ MEGABYTE = 1024 * 1024
 
 def synthetic_run(path: Path, rows: int = ROWS, backends: int = BACKENDS) -> Path:
     """A results CSV of ``backends`` backends on ``rows / backends`` puzzles, every column a
-    run writes: lognormal solve times (each backend slower than the last), node counts that
-    follow them, a few TIMEOUT, WRONG and ERROR rows; and its .meta.json with the timeout."""
+    run writes: lognormal solve times (each backend slower than the last; the solver's own
+    clock a tenth under them), node counts that follow them, a few TIMEOUT, WRONG and ERROR
+    rows; and its .meta.json with the timeout."""
     rng = np.random.default_rng(7)
     puzzles = rows // backends
     pool = ["".join(rng.choice(list("123456789."), 81)) for _ in range(256)]
@@ -42,11 +43,11 @@ def synthetic_run(path: Path, rows: int = ROWS, backends: int = BACKENDS) -> Pat
             status[rng.random(puzzles) < 2e-4] = "ERROR"
             row = (
                 f"datasets/big.txt,%d,%s,9,17,b{b}:opt={b},0,1,2,vm,%s,1,%s,"
-                "2e-05,%.6g,2e-05,%.6g,1e-05,%.6g,21.5,%d,%d,%d,\n"
+                "2e-05,%.6g,2e-05,%.6g,%.6g,1e-05,%.6g,21.5,%d,%d,%d,\n"
             )
             cells = zip(lines, status.tolist(), solve.tolist(), nodes.tolist(), strict=True)
             out.writelines(
-                row % (n, pool[n & 255], st, pool[n & 255], s, s, s, k, k // 3, k // 4)
+                row % (n, pool[n & 255], st, pool[n & 255], s, s, s * 0.9, s, k, k // 3, k // 4)
                 for n, st, s, k in cells
             )
     meta = {"limits": {"timeout_s": 1.0}, "command": ["harness", "run"], "backends": []}
@@ -57,7 +58,8 @@ def synthetic_run(path: Path, rows: int = ROWS, backends: int = BACKENDS) -> Pat
 @pytest.mark.slow
 def test_a_report_of_many_rows_stays_small(tmp_path: Path) -> None:
     """500,000 rows of 8 backends: a page under 5 MB that says what it thinned and how,
-    one cactus line per backend, density plots in place of scatters."""
+    one cactus line per backend, density plots in place of scatters, the own clock and CPU
+    medians in the summary."""
     csv = synthetic_run(tmp_path / "big.csv")
     out = tmp_path / "big.html"
     result = CliRunner().invoke(main, ["report", str(csv), "-o", str(out)])
@@ -69,6 +71,24 @@ def test_a_report_of_many_rows_stays_small(tmp_path: Path) -> None:
     assert BACKENDS == len(set(re.findall(r'id="cactus:([^"]+)"', page)))
     assert BACKENDS == len(set(re.findall(r'id="density:([^"]+)"', page)))
     assert page.index('id="dataset-0"') < page.index('id="provenance"')
+    medians = ("own clock ms", "CPU median ms")
+    assert medians == tuple(h for h in medians if f"<th>{h}</th>" in page)
+
+
+def test_an_against_run_of_many_puzzles_pairs_them_as_a_density(tmp_path: Path) -> None:
+    """An --against run of 4,500 puzzles: its old-against-new plot is one density panel
+    for the new backend, and the section says it was drawn as a density."""
+    csv = synthetic_run(tmp_path / "pairs.csv", rows=9_000, backends=2)
+    meta_path = tmp_path / "pairs.meta.json"
+    meta = json.loads(meta_path.read_text()) | {"against": {"pairs": {"b0:opt=0": "b1:opt=1"}}}
+    meta_path.write_text(json.dumps(meta))
+    out = tmp_path / "pairs.html"
+    result = CliRunner().invoke(main, ["report", str(csv), "-o", str(out)])
+    page = out.read_text()
+    section = page[page.index('<section id="paired-0">') : page.index('id="provenance"')]
+    assert 0 == result.exit_code, result.output
+    assert re.search(r"per puzzle: 4,[0-9]{3} points drawn as a 2-D density", section)
+    assert ["b1:opt=1"] == re.findall(r'id="density:([^"]+)"', section)
 
 
 def test_a_curve_keeps_its_extremes_and_the_timeout_crossing() -> None:
