@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -107,6 +108,29 @@ def test_report_with_baseline_gives_the_gates_verdict(csv: Path, tmp_path: Path)
     assert 'id="baseline"' in page
     assert "WRONG" in page
     assert 'class="oldnew"' in page and "median new/old" in page
+
+
+def test_report_against_a_baseline_sharing_nothing_warns_nothing(csv: Path, tmp_path: Path) -> None:
+    """A baseline of another dataset: the old-vs-new plot says no puzzle is in both, and
+    nothing is warned (an empty legend used to be)."""
+    old = results_csv(tmp_path / "old.csv")
+    frame = pd.read_csv(old).assign(dataset="datasets/other.txt")
+    frame.to_csv(old, index=False)
+    out = tmp_path / "r.html"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = invoke("report", str(csv), "--baseline", str(old), "-o", str(out))
+    assert (0, []) == (result.exit_code, [str(w.message) for w in caught])
+    assert "no puzzle answered correctly in both runs" in out.read_text()
+
+
+def test_a_torn_last_row_is_left_out(csv: Path, tmp_path: Path) -> None:
+    """A run killed mid-row: the page shows the 6 whole puzzles, its torn seventh is left out."""
+    with csv.open("a") as out:
+        out.write("datasets/demo.txt,7,x")
+    out = tmp_path / "r.html"
+    result = invoke("report", str(csv), "-o", str(out))
+    assert (0, True) == (result.exit_code, '<p class="note">6 puzzles.</p>' in out.read_text())
 
 
 @pytest.mark.parametrize("suffix", [".svg", ".png", ".pdf"])

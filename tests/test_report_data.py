@@ -46,7 +46,8 @@ def frame() -> pd.DataFrame:
 
 def test_cactus_has_one_point_per_solved_puzzle(frame: pd.DataFrame) -> None:
     """a solved 2 puzzles, b 1: the curves have 2 and 1 points, times ascending."""
-    assert {"a": [0.010, 0.020], "b": [0.005]} == data.cactus(frame)
+    curves = data.cactus(frame)
+    assert {"a": [0.010, 0.020], "b": [0.005]} == {k: list(v) for k, v in curves.items()}
 
 
 def test_cactus_follows_the_given_order(frame: pd.DataFrame) -> None:
@@ -156,3 +157,21 @@ def test_scatter_axes_reach_the_timeout_only_for_it(pinned: bool, reaches: bool)
     ).assign(pinned_x=False, pinned_y=[False, pinned])
     figure = plots.scatter(pairs, "a", "b", TIMEOUT, "t")
     assert reaches == (figure.axes[0].get_xlim()[1] >= TIMEOUT * 1000)
+
+
+def test_per_puzzle_reduces_repeats_as_the_tables_do() -> None:
+    """Three repeats in shuffled order, a missing time, statuses that differ by repeat: the
+    same rows, medians and first statuses as harness.tables.frames.per_puzzle gives."""
+    from harness.report import load
+    from harness.tables import frames
+
+    rows = []
+    for repeat in (2, 0, 1):
+        for line, backend in ((1, "a"), (2, "a"), (1, "b")):
+            time = None if (repeat, line, backend) == (1, 2, "a") else 0.01 * (repeat + line)
+            status = "TIMEOUT" if (repeat, backend) == (0, "b") else "SOLVED"
+            rows.append(row(backend, line, status, time, repeat=repeat, nodes=float(repeat)))
+    raw = pd.DataFrame(rows)
+    ours, theirs = load.per_puzzle(raw), frames.per_puzzle(raw)
+    columns = ["dataset", "line", "puzzle", "backend", "solve_s", "nodes", "status"]
+    assert theirs[columns].to_dict("records") == ours[columns].to_dict("records")

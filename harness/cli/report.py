@@ -131,7 +131,7 @@ def plot(
     if out.suffix.lower() not in PLOT_SUFFIXES:
         raise UserError(f"{out}: the suffix must be one of {', '.join(PLOT_SUFFIXES)}")
     _need_matplotlib()
-    from harness.report import ReportError, check_pair, data, plots
+    from harness.report import ReportError, check_pair, data, plots, thin
 
     try:
         _check_metadata(csvs)
@@ -151,10 +151,12 @@ def plot(
         points = data.cactus(frame, data.ranking(frame, runs.timeout), data.TIMES[time])
         if not points:
             raise UserError(f"no backend in {title} reports its own clock (own_solve_s)")
-        clock = "solve time" if time == "solve" else "the solver's own clock"
+        clock = data.CLOCKS[time]
         figure = plots.cactus(points, runs.timeout, f"{title}: cactus", palette, clock)
     elif kind == "effort":
-        figure = plots.effort(data.effort(frame), title, palette)
+        effort = data.effort(frame)
+        dense = thin.dense(sum(len(rows) for rows in effort.values()))
+        figure = (plots.effort_density if dense else plots.effort)(effort, title, palette)
     else:
         chosen = _pair(pair) or data.default_pair(frame, runs.timeout)
         if chosen is None:

@@ -46,9 +46,12 @@ import pandas as pd
 from backends import REGISTRY, backend_class
 from backends.base import COUNTERS, Status
 from harness.exit_codes import CheckExit
-from harness.results import BASE_COLUMNS, provenance, read_results
+from harness.report import load
+from harness.results import BASE_COLUMNS, ResultsError, provenance
 from harness.results.calibration import calibration_of
-from harness.tables import frames as tables
+from harness.results.reading import check_text, results_text
+from harness.results.schema import INTEGER_COLUMNS, NUMBER_COLUMNS
+from harness.tables.summary import ANSWERED
 
 BAD = (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value)
 PAIR_KEYS = ["dataset", "line", "puzzle", "backend"]
@@ -186,6 +189,36 @@ def _groups(frame: pd.DataFrame) -> set[tuple[str, str]]:
     return set(map(tuple, frame[["backend", "dataset"]].drop_duplicates().values))
 
 
+def _shared_categories(
+    baseline: pd.DataFrame, new: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both runs with their text keys and status as categories of the same values, and each
+    puzzle's text as one number the same in both: rows of a million puzzles then match by
+    small integers, not by hashing each puzzle's text at every merge."""
+    for column in ("dataset", "backend", "status", "puzzle"):
+        if column in baseline and column in new:
+            joined = pd.concat([baseline[column], new[column]], ignore_index=True)
+            codes, values = pd.factorize(joined.astype(object))
+            if column != "puzzle":  # shown in the findings: kept as text, in categories
+                codes = pd.Categorical.from_codes(codes, categories=values)
+            baseline = baseline.assign(**{column: codes[: len(baseline)]})
+            new = new.assign(**{column: codes[len(baseline) :]})
+    return baseline, new
+
+
+def _parts(frame: pd.DataFrame):
+    """A function giving ``frame``'s rows of one backend and dataset (grouped once)."""
+    grouped = frame.groupby(["backend", "dataset"], sort=False, dropna=False, observed=True)
+    indices = grouped.indices
+    empty = frame.iloc[:0]
+
+    def part(backend: str, dataset: str) -> pd.DataFrame:
+        found = indices.get((backend, dataset))
+        return empty if found is None else frame.take(found)
+
+    return part
+
+
 def _common_only(
     baseline: pd.DataFrame, new: pd.DataFrame
 ) -> tuple[pd.DataFrame, pd.DataFrame, int]:
@@ -216,22 +249,21 @@ def compare(
     """
     known = deterministic or {}
     result = GateResult()
-    baseline, new = same_dataset_names(baseline, new)
+    baseline, new = _shared_categories(*same_dataset_names(baseline, new))
     if only_common:
         baseline, new, cut = _common_only(baseline, new)
         if cut:
             result.notes.append(f"--only-common: {cut} row(s) not in both runs left out")
-    old_p, new_p = tables.per_puzzle(baseline), tables.per_puzzle(new)
+    old_p, new_p = load.per_puzzle(baseline), load.per_puzzle(new)
+    old_part, new_part = _parts(old_p), _parts(new_p)
+    old_rows, new_rows = _parts(baseline), _parts(new)
     for backend, dataset in sorted(_groups(baseline) | _groups(new)):
-
-        def part(frame: pd.DataFrame, b: str = backend, d: str = dataset) -> pd.DataFrame:
-            return frame[(frame.backend == b) & (frame.dataset == d)]
-
-        old, cur = part(old_p), part(new_p)
+        old, cur = old_part(backend, dataset), new_part(backend, dataset)
         findings, in_both = _answers(old, cur, scope is not None and backend not in scope)
         result.compared += in_both
         if in_both and _is_deterministic(backend, known):
-            findings += _counter_findings(part(baseline), part(new), tolerance)
+            rows = old_rows(backend, dataset), new_rows(backend, dataset)
+            findings += _counter_findings(*rows, tolerance)
         if in_both and compare_time:
             pairs = old.merge(cur, on=PAIR_KEYS, suffixes=("_old", "_new"))
             finding = _time_finding(pairs, time_scale, time_ratio, alpha)
@@ -261,8 +293,8 @@ def _answers(old: pd.DataFrame, cur: pd.DataFrame, not_run: bool) -> tuple[list[
         return [*findings, ("present", f"{len(old)} puzzles", *_missing(not_run))], False
     if old.empty:
         return [*findings, ("present", "missing", f"{len(cur)} puzzles", "info")], False
-    answered_old = int(old.status.isin(tables.ANSWERED).sum())
-    answered_new = int(cur.status.isin(tables.ANSWERED).sum())
+    answered_old = int(old.status.isin(ANSWERED).sum())
+    answered_new = int(cur.status.isin(ANSWERED).sum())
     verdict = (
         "REGRESSION"
         if answered_new < answered_old
@@ -281,15 +313,16 @@ def _missing(not_run: bool) -> tuple[str, str]:
 def _counter_findings(old: pd.DataFrame, new: pd.DataFrame, tolerance: float) -> list[Row]:
     """Rule 3 for one backend x dataset: each counter compared row by row, per repeat."""
     columns = counter_columns(new)
-    first = old.groupby(PAIR_KEYS)["repeat"].min().rename("_first").reset_index()
+    keys = [*PAIR_KEYS, "repeat"]
+    first = old.groupby(PAIR_KEYS, observed=True)["repeat"].min().rename("_first").reset_index()
     new = new.merge(first, on=PAIR_KEYS, how="left")
-    known = set(map(tuple, old[[*PAIR_KEYS, "repeat"]].values))
-    in_old = [tuple(k) in known for k in new[[*PAIR_KEYS, "repeat"]].values]
+    seen = old[keys].drop_duplicates().assign(_in_old=True)
+    in_old = new[keys].merge(seen, on=keys, how="left")["_in_old"].notna().to_numpy()
     new = new.assign(_repeat=new["repeat"].where(in_old, new["_first"]))
     pairs = old.assign(_repeat=old["repeat"]).merge(
         new, on=[*PAIR_KEYS, "_repeat"], suffixes=("_old", "_new")
     )
-    pairs = pairs[(pairs.status_old == pairs.status_new) & pairs.status_new.isin(tables.ANSWERED)]
+    pairs = pairs[(pairs.status_old == pairs.status_new) & pairs.status_new.isin(ANSWERED)]
     findings: list[Row] = []
     for column in columns:
         if f"{column}_old" not in pairs or f"{column}_new" not in pairs:
@@ -319,9 +352,7 @@ def _time_finding(pairs: pd.DataFrame, scale: float, time_ratio: float, alpha: f
     """Rule 4 for one backend x dataset's per-puzzle pairs; None when none was answered twice."""
     from scipy.stats import wilcoxon
 
-    answered = pairs[
-        pairs.status_old.isin(tables.ANSWERED) & pairs.status_new.isin(tables.ANSWERED)
-    ]
+    answered = pairs[pairs.status_old.isin(ANSWERED) & pairs.status_new.isin(ANSWERED)]
     if not len(answered):
         return None
     t_old, t_new = answered.solve_s_old, answered.solve_s_new / scale
@@ -386,8 +417,7 @@ def check_files(
     Raises :class:`harness.results.ResultsError`, naming the file and line, for a CSV that
     is not a well-formed results CSV.
     """
-    for path in (baseline, new):
-        read_results(path)  # every row checked: a malformed file is one clear line
+    old_rows, new_rows = read_frame(baseline), read_frame(new)
     old_meta, new_meta = provenance.read_meta(baseline), provenance.read_meta(new)
     notes = ["time not judged (--ignore-time)"]
     scale = 1.0
@@ -395,8 +425,8 @@ def check_files(
         compare_time, scale, notes = time_judgement(old_meta, new_meta, compare_time_anyway)
     known = {**_deterministic_in(old_meta), **_deterministic_in(new_meta)}
     result = compare(
-        tables.load(baseline),
-        tables.load(new),
+        old_rows,
+        new_rows,
         known,
         tolerance,
         time_ratio,
@@ -412,3 +442,46 @@ def check_files(
 
         conditions.judge(result, old_meta, new_meta, scale)
     return result
+
+
+#: The columns the gate judges, beside the native counts (the number columns are read too,
+#: to check them, then left out).
+JUDGED = (*PAIR_KEYS, "repeat", "status", "message", "solve_s", *COUNTERS)
+STATUSES = frozenset(s.value for s in Status)
+
+
+def read_frame(path: Path) -> pd.DataFrame:
+    """The rows of a results CSV the gate judges (keys, status, message, ``solve_s``, the
+    counters and native counts), every row checked as :func:`harness.results.read_results`
+    checks it: raises :class:`ResultsError` naming the file and the line of the first bad
+    row. A torn last line is dropped."""
+    if not check_text(path, results_text(path))[1]:  # no rows: nothing to judge
+        return pd.DataFrame(columns=list(JUDGED))
+    names = load.header(path)
+    dtypes: dict[str, str | None] = {c: None for c in names if c not in BASE_COLUMNS}
+    dtypes |= {c: "float64" for c in NUMBER_COLUMNS} | {c: "int64" for c in INTEGER_COLUMNS}
+    dtypes |= {"dataset": None, "backend": None, "status": None, "puzzle": "str", "message": "str"}
+    try:
+        frame = load.read(path, dtypes, checked=True)
+    except ResultsError:
+        _first_problem(path, len(names))
+        raise
+    statuses = set(frame["status"].cat.categories) if len(frame) else set()
+    whole = all((frame[c] >= 0).all() for c in INTEGER_COLUMNS if c in frame)
+    if not statuses <= STATUSES or frame["status"].isna().any() or not whole:
+        _first_problem(path, len(names))
+    native = [c for c in frame.columns if c not in BASE_COLUMNS]
+    for column in native:  # a count past 64 bits is read as text: a number all the same
+        if frame[column].dtype == object:
+            numbers = pd.to_numeric(frame[column], errors="coerce")
+            if numbers.notna().sum() == frame[column].notna().sum():
+                frame[column] = numbers.astype("float64")
+    frame = frame[[c for c in [*JUDGED, *native] if c in frame.columns]]
+    # as text: two runs' categories differ, and categories of different values cannot compare
+    return frame.astype({c: object for c in load.CATEGORIES if c in frame.columns})
+
+
+def _first_problem(path: Path, width: int) -> None:
+    """Raise :class:`ResultsError` as :func:`harness.results.read_results` does for ``path``,
+    naming the line of its first bad row (``width``: the header's, for a row's field count)."""
+    check_text(path, results_text(path))

@@ -45,6 +45,8 @@ from harness.tables import frames as tables
 PAIRED_TIME_RATIO = 1.10
 #: Bootstrap resamples for the interval on the median ratio.
 RESAMPLES = 2000
+#: About the most values the resamples hold at once.
+RESAMPLE_CELLS = 1 << 22
 #: Fewer answered pairs than this: time is shown, never judged.
 MIN_PAIRS = 5
 
@@ -69,9 +71,7 @@ def ratio_statistics(
     if not len(ratios):
         return math.nan, math.nan, math.nan, 1.0, 1.0
     median = float(np.median(ratios))
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(ratios), size=(RESAMPLES, len(ratios)))
-    medians = np.median(ratios[picks], axis=1)
+    medians = _bootstrap_medians(ratios, seed)
     tail = (1 - confidence) / 2 * 100
     low, high = (float(x) for x in np.percentile(medians, [tail, 100 - tail]))
     logs = np.log(ratios)
@@ -80,6 +80,20 @@ def ratio_statistics(
     slower = float(wilcoxon(logs, alternative="greater").pvalue)
     faster = float(wilcoxon(logs, alternative="less").pvalue)
     return median, low, high, slower, faster
+
+
+def _bootstrap_medians(ratios: np.ndarray, seed: int) -> np.ndarray:
+    """The medians of :data:`RESAMPLES` resamples of ``ratios``, drawn a few resamples at a
+    time so memory stays near :data:`RESAMPLE_CELLS` values however many puzzles there are
+    (an even number of resamples a step: the draws are those of one call for all of them)."""
+    rng = np.random.default_rng(seed)
+    n = len(ratios)
+    step = max(2, RESAMPLE_CELLS // n // 2 * 2)
+    medians = []
+    for start in range(0, RESAMPLES, step):
+        picks = rng.integers(0, n, size=(min(step, RESAMPLES - start), n))
+        medians.append(np.median(ratios[picks], axis=1))
+    return np.concatenate(medians)
 
 
 def time_finding(

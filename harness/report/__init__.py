@@ -1,7 +1,8 @@
 """``harness report``: one self-contained HTML page per set of results CSVs.
 
-:mod:`.data` computes what each plot and table shows, :mod:`.plots` draws it with
-matplotlib (Agg, imported only here), :mod:`.html` lays out the page.
+:mod:`.load` reads the columns it shows, :mod:`.data` computes what each plot and table
+shows, :mod:`.thin` chooses the points a plot of very many keeps, :mod:`.plots` draws it
+with matplotlib (Agg, imported only here), :mod:`.html` lays out the page.
 """
 
 from __future__ import annotations
@@ -43,10 +44,9 @@ def build(
     runs = data.load_runs(paths, merge)
     check_pair(runs, pair)
     palette = plots.colours(data.backends(runs.frame))
-    sections, toc = [html.provenance(runs.metas, runs.timeout_note)], [("provenance", "Provenance")]
+    sections, toc = [], []
     for index, (title, frame) in enumerate(data.groups(runs.frame)):
-        raw = runs.raw.merge(frame[["dataset", "line", "puzzle"]].drop_duplicates())
-        spread = data.repeat_spread(raw)  # empty without --repeat
+        spread = data.repeat_spread(runs.raw, frame)  # empty without --repeat
         section = html.group_section(index, title, frame, runs.timeout, pair, palette, spread, time)
         sections.append(section)
         toc.append((f"dataset-{index}", title))
@@ -54,10 +54,12 @@ def build(
         sections.append(_baseline(baseline, paths, runs, palette))
         toc.append(("baseline", "Against the baseline"))
     for index, (path, meta) in enumerate(runs.metas):  # runs made with --against REV
-        section = _paired(runs.raw[runs.raw["run"] == path], meta, f"paired-{index}", palette)
+        section = _paired(Path(path), meta, f"paired-{index}", palette)
         if section is not None:
             sections.append(section)
             toc.append((f"paired-{index}", f"Old against new: {Path(path).name}"))
+    sections.append(html.provenance(runs.metas, runs.timeout_note))
+    toc.append(("provenance", "Provenance"))
     names = ", ".join(Path(p).name for p in paths)
     return html.page(sections, f"sudoku-harness report: {names}", toc)
 
@@ -65,20 +67,24 @@ def build(
 def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, palette) -> str:
     """The gate's findings (harness.gate, as ``harness check`` runs it) and time ratios."""
     from harness import gate
-    from harness.tables import frames as tables
+    from harness.gate.baseline import read_frame
+    from harness.report import load
 
     known: dict[str, bool] = dict(gate.deterministic_specs(baseline))
     for path in paths:
         known.update(gate.deterministic_specs(Path(path)))
-    old = tables.load(baseline)
-    verdict = gate.compare(old, runs.raw.drop(columns="run"), known)
-    pairs = data.old_new(old, runs.raw)
+    old = read_frame(baseline)
+    new = load.concat(data.label_runs([read_frame(Path(p)) for p in paths], paths))
+    new = new.drop(columns="run").astype({"backend": str})
+    verdict = gate.compare(old, new, known)
+    pairs = data.old_new(old, new)
     return _section(verdict, pairs, palette, "baseline against new, per puzzle", "b")
 
 
 def _section(verdict, pairs: pd.DataFrame, palette, title: str, key: str, heading=None) -> str:
-    """A gate's verdict with its time ratios, the old-new plot and the per-puzzle pairs."""
-    from harness.report import html, plots
+    """A gate's verdict with its time ratios, the old-new plot (a density at scale, saying
+    so) and the per-puzzle pairs."""
+    from harness.report import html, plots, thin
 
     findings = pd.DataFrame([vars(f) for f in verdict.findings])
     ratios = []
@@ -95,22 +101,27 @@ def _section(verdict, pairs: pd.DataFrame, palette, title: str, key: str, headin
             }
         )
     svg = plots.svg(plots.old_new(pairs, title, palette), key)
+    note = thin.density_note(title, len(pairs), pinned=False) if thin.dense(len(pairs)) else ""
     listed = data.puzzle_pairs(pairs)
     extra = {} if heading is None else {"heading": heading}
     return html.baseline_section(
-        verdict.headline, findings, pd.DataFrame(ratios), svg, listed, **extra
+        verdict.headline, findings, pd.DataFrame(ratios), svg, note, listed, **extra
     )
 
 
-def _paired(frame: pd.DataFrame, meta, anchor: str, palette) -> str | None:
-    """The section of a run made with ``--against``: each SPEC@REV against SPEC, paired."""
+def _paired(path: Path, meta, anchor: str, palette) -> str | None:
+    """The section of a run made with ``--against``: each SPEC@REV against SPEC, paired
+    (the run's rows as the gate reads them, backends as the run named them)."""
     from harness.gate import paired
-    from harness.gate.baseline import _deterministic_in
+    from harness.gate.baseline import _deterministic_in, read_frame
 
-    pairs = [p for p in paired.pairs_in(meta) if set(p) <= set(frame["backend"])]
+    pairs = paired.pairs_in(meta)
     if not pairs:
         return None
-    rows = frame.drop(columns="run")
+    rows = read_frame(path)
+    pairs = [p for p in pairs if set(p) <= set(rows["backend"])]
+    if not pairs:
+        return None
     verdict = paired.compare_pairs(rows, pairs, _deterministic_in(meta))
     old = pd.concat([rows[rows.backend == o].assign(backend=n) for o, n in pairs])
     new = rows[rows.backend.isin([n for _, n in pairs])]

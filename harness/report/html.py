@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.report import data, plots
+from harness.report import data, plots, thin
 from harness.tables import humanize
 from harness.tables.frames import cell
 
@@ -160,20 +160,23 @@ def group_section(
     frame: pd.DataFrame,
     timeout: float,
     pair: tuple[str, str] | None,
-    palette: dict[str, tuple],
+    palette: dict,
     spread: pd.DataFrame | None = None,
     time: str = "solve",
 ) -> str:
-    """One dataset (and grid size): its table, cactus (its time axis ``time``, a key of
-    :data:`harness.report.data.TIMES`), scatter and effort plots; with ``spread``
-    (:func:`data.repeat_spread`), the repeats' spread in the table."""
+    """One dataset (and grid size): its table (with ``spread``, :func:`data.repeat_spread`,
+    the repeats' spread), then its cactus (its time axis ``time``, a key of
+    :data:`harness.report.data.TIMES`), scatter and effort plots, and what was thinned to
+    draw them."""
     anchor = f"dataset-{index}"
     summary = data.summary(frame, timeout)
     if spread is not None and not spread.empty and not summary.empty:
         summary = summary.merge(spread, on="backend", how="left")
+    puzzles = data.puzzle_count(frame)
     parts = [
         f'<section id="{anchor}" class="dataset"><h2>{escape(title)}</h2>',
-        f'<h3>Summary</h3><div class="summary">{table(summary, HEADERS)}</div>',
+        f'<h3>Summary</h3><p class="note">{humanize.count(puzzles)} puzzles.</p>',
+        f'<div class="summary">{table(summary, HEADERS)}</div>',
         '<p class="note">Times are the solve phase of checked answers (SOLVED, or UNSAT '
         "where the file allows it). PAR-2 counts each unsolved puzzle as twice the timeout "
         f"({humanize.significant(timeout)} s = {humanize.ms(timeout)} ms). The virtual best "
@@ -181,30 +184,22 @@ def group_section(
         "the puzzles on which a backend's answer was strictly the fastest. <i>own clock</i> "
         "is the median of the time the solver measured itself, where it reports one. Click a "
         "header to sort.</p>",
-        '<div class="plots">',
     ]
-    order = [b for b in summary["backend"] if b != data.VBS] if not summary.empty else []
-    clock = "solve time" if time == "solve" else "the solver's own clock"
-    curves = data.cactus(frame, order, data.TIMES[time])
-    cactus = plots.cactus(curves, timeout, f"{title}: cactus", palette, clock)
-    parts.append(f'<figure class="cactus">{plots.svg(cactus, f"c{index}")}</figure>')
-    pair = pair or data.default_pair(frame, timeout)
-    if pair is not None and all(p in set(frame["backend"]) for p in pair):
-        points = data.scatter(frame, *pair, timeout)
-        figure = plots.scatter(points, *pair, timeout, f"{title}: {pair[0]} vs {pair[1]}")
-        parts.append(f'<figure class="scatter">{plots.svg(figure, f"s{index}")}</figure>')
-    effort = data.effort(frame)
-    effort = {b: effort[b] for b in [*order, *effort] if b in effort}
-    if effort:
-        figure = plots.effort(effort, title, palette)
-        parts.append(f'<figure class="effort">{plots.svg(figure, f"e{index}")}</figure>')
-    parts.append("</div>")
+    order = data.ranked(summary)
+    pair = pair or data.pair_of(order)
+    figures, notes, curves = _plots(index, title, frame, timeout, pair, palette, order, time)
+    if notes:
+        items = "".join(f"<li>{escape(n)}</li>" for n in notes)
+        parts.append('<p class="note">What the plots thin to stay readable:</p>')
+        parts.append(f'<ul class="note">{items}</ul>')
+    parts.append(f'<div class="plots">{"".join(figures)}</div>')
     unclocked = [b for b in order if b not in curves]
     if unclocked:
         parts.append(
-            f'<p class="note">Not in the cactus plot (no time by {escape(clock)}): '
+            f'<p class="note">Not in the cactus plot (no time by {escape(data.CLOCKS[time])}): '
             f"{escape(', '.join(unclocked))}.</p>"
         )
+    effort = data.effort(frame)
     uncounted = [b for b in order if b not in effort]
     if uncounted:
         parts.append(
@@ -215,16 +210,54 @@ def group_section(
     return "".join(parts)
 
 
+def _plots(index, title, frame, timeout, pair, palette, order, time="solve"):
+    """The group's figures (inline SVG), a sentence for each plot that was thinned, and the
+    cactus curves (their time ``time``, a key of :data:`harness.report.data.TIMES`);
+    backends in ``order`` first."""
+    figures, notes = [], []
+    curves = data.cactus(frame, order, data.TIMES[time])
+    cactus = plots.cactus(curves, timeout, f"{title}: cactus", palette, data.CLOCKS[time])
+    figures.append(f'<figure class="cactus">{plots.svg(cactus, f"c{index}")}</figure>')
+    longest = max((len(t) for t in curves.values()), default=0)
+    if longest > thin.CURVE_POINTS:
+        notes.append(thin.curve_note("cactus", thin.CURVE_POINTS, longest))
+    if pair is not None and all(p in set(frame["backend"]) for p in pair):
+        points = data.scatter(frame, *pair, timeout)
+        figure = plots.scatter(points, *pair, timeout, f"{title}: {pair[0]} vs {pair[1]}")
+        figures.append(f'<figure class="scatter">{plots.svg(figure, f"s{index}")}</figure>')
+        if thin.dense(len(points)):
+            what = f"scatter {pair[0]} vs {pair[1]}"
+            notes.append(thin.density_note(what, len(points), int(points["wrong"].sum())))
+    effort = data.effort(frame)
+    effort = {b: effort[b] for b in [*order, *effort] if b in effort}
+    total = sum(len(rows) for rows in effort.values())
+    if effort and thin.dense(total):
+        figure = plots.effort_density(effort, title, palette)
+        figures.append(f'<figure class="effort">{plots.svg(figure, f"e{index}")}</figure>')
+        figure = plots.nodes_figure(effort, title, palette)
+        figures.append(f'<figure class="nodes">{plots.svg(figure, f"n{index}")}</figure>')
+        notes.append(thin.density_note("effort against time", total, pinned=False))
+        if max(len(rows) for rows in effort.values()) > thin.CURVE_POINTS:
+            most = max(len(rows) for rows in effort.values())
+            notes.append(thin.curve_note("nodes per puzzle", thin.CURVE_POINTS, most, False))
+    elif effort:
+        figure = plots.effort(effort, title, palette)
+        figures.append(f'<figure class="effort">{plots.svg(figure, f"e{index}")}</figure>')
+    return figures, notes, curves
+
+
 def baseline_section(
     overall: str,
     findings: pd.DataFrame,
     ratios: pd.DataFrame,
     scatter_svg: str,
+    note: str = "",
     puzzles: pd.DataFrame | None = None,
     heading: tuple[str, str] = ("baseline", "Against the baseline"),
 ) -> str:
     """The gate's verdict per backend, time ratios with their confidence, old vs new per
-    puzzle (plotted, and the largest ratios listed); ``heading`` is (anchor, title)."""
+    puzzle (plotted, and the largest ratios listed); ``note``: how that plot was thinned,
+    if it was; ``heading`` is (anchor, title)."""
     gate_headers = {c: c for c in ("backend", "dataset", "check", "baseline", "new", "verdict")}
     verdict_headers = {c: c for c in ("backend", "dataset", "verdict", "checks")}
     ratio_headers = {
@@ -259,7 +292,8 @@ def baseline_section(
         f"<details><summary>Every check ({len(findings)})</summary>"
         f"{table(findings, gate_headers)}</details>"
         f"<h3>Time ratio</h3>{table(ratios, ratio_headers)}"
-        f'<div class="plots"><figure class="oldnew">{scatter_svg}</figure></div>'
+        + (f'<p class="note">{escape(note)}</p>' if note else "")
+        + f'<div class="plots"><figure class="oldnew">{scatter_svg}</figure></div>'
         f"{listed}</section>"
     )
 
