@@ -1,8 +1,7 @@
 """Pausing Python's cyclic garbage collector around work that allocates much and frees
 little: an import, a batch of parsed puzzles, a table's rows. The collector runs every few
-hundred allocations and finds next to nothing there; paused, Dask's import takes ~140 ms
-instead of ~165 ms, and the harness's own ~3 ms less. A module of its own, importing
-nothing of the harness, so that the ``harness`` command can use it before its imports."""
+hundred allocations and finds next to nothing there. A module of its own, importing nothing
+of the harness, so that the ``harness`` command can use it before its imports."""
 
 from __future__ import annotations
 
@@ -19,8 +18,8 @@ def gc_paused(promote: bool = False) -> Iterator[None]:
     move every object it tracks into its oldest generation (``gc.freeze()`` then
     ``gc.unfreeze()``, as documented), unless some are frozen (a caller's, left alone).
     Otherwise the first allocation after the block would start a young-generation pass over
-    everything made in it: for 10,000 puzzles, ~6-10 ms, mostly going over the 81 cells of
-    every grid, for records that live on anyway (``harness run`` freezes them next).
+    everything made in it (the cells of every grid, for 10,000 puzzles), for records that
+    live on anyway (``harness run`` freezes them next).
     """
     enabled = gc.isenabled()
     gc.disable()

@@ -13,7 +13,6 @@ import pytest
 
 import backends
 from backends.errors import UnknownBackendError
-from harness.cli import entry
 from harness.results import provenance
 
 #: The modules of ``backends`` the registry itself needs: the contract, the model, the errors.
@@ -119,14 +118,3 @@ def test_the_environment_outside_git_has_no_git_sha(
     monkeypatch.setattr(provenance, "PROJECT_ROOT", tmp_path)
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
     assert {"sha": None, "dirty": None} == provenance.environment()["git"]
-
-
-def test_results_are_kept_only_when_the_process_ends_at_once(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """keep_until_exit holds objects only when the process ends with os._exit, not in a test's."""
-    monkeypatch.setattr(entry, "_KEPT", [])
-    entry.keep_until_exit("rows")
-    monkeypatch.setattr(entry, "_ENDS_AT_ONCE", True)
-    entry.keep_until_exit("records")
-    assert ["records"] == entry._KEPT

@@ -31,7 +31,6 @@ from harness.cli.common import (
     stop_signals,
     timeout_option,
 )
-from harness.cli.entry import keep_until_exit
 from harness.cli.progress import Progress
 from harness.exit_codes import CheckExit, RunExit
 from harness.gc_pause import gc_paused
@@ -209,25 +208,34 @@ def run(
         "repeat": repeat,
         "seed": seed,
     }
-    try:
-        config = _config(given, jobs, out, resume)
-        config = dataclasses.replace(config, cluster=cluster_target(cluster, scheduler_file, jobs))
-        if baseline is not None:  # a baseline the gate cannot read fails now, not after the run
-            results.read_results(baseline)
-        runner.validate(config)
-    except SudokuError as exc:
-        raise UserError(str(exc)) from None
-    if config.cluster is not None:  # Dask starts while the files are read (harness.run.cluster)
-        from harness.run.cluster import start_in_background
-
-        click.get_current_context().with_resource(start_in_background(config.cluster))
+    target = cluster_target(cluster, scheduler_file, jobs)
+    config = _checked_config(given, jobs, out, resume, target, baseline)
     _note_jobs(jobs, quiet)
     records, bad = load_records(config.datasets, skip_invalid, max_bad_lines)
     config = dataclasses.replace(config, skipped=bad)
     result = _solve(records, config, quiet)
     gate = GateOptions(baseline, only_common, compare_time_anyway)
-    keep_until_exit(records, result)  # the process ends at once: see harness.cli.entry
     sys.exit(report(result, records, config, gate, by_tier))
+
+
+def _checked_config(
+    given: dict[str, Any],
+    jobs: int,
+    out: Path | None,
+    resume: bool,
+    target: ClusterTarget | None,
+    baseline: Path | None,
+) -> runner.RunConfig:
+    """The run's configuration, checked before any puzzle file is read: a baseline the gate
+    cannot read, or settings the runner refuses, are one line now, not after the run."""
+    try:
+        config = dataclasses.replace(_config(given, jobs, out, resume), cluster=target)
+        if baseline is not None:
+            results.read_results(baseline)
+        runner.validate(config)
+    except SudokuError as exc:
+        raise UserError(str(exc)) from None
+    return config
 
 
 def _explicit(name: str) -> bool:
