@@ -31,14 +31,11 @@ from harness.run.cluster import (
     chunks,
     connect,
     dask_worker,
-    prewarm,
     quiet_dask_logs,
     run_chunk,
-    start_in_background,
 )
 from harness.run.cluster import client as client_side
 from harness.run.cluster.chunks import CHUNK_TARGET_S, FIRST_CHUNK, MIN_CHUNK_S, Chunker
-from harness.run.cluster.client import CONNECT_TIMEOUT_S
 from harness.run.worker import Outcome, Task, WorkerPool
 from tests.conftest import pattern_puzzle
 from tests.puzzles import PROJECT_DATASETS
@@ -144,18 +141,46 @@ def test_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path) -> N
         command = [HARNESS, "run", "-q", "-b", "mrv", "-b", "ac3"]
         command += ["--cluster", local.scheduler_address, "--out", str(out), HARD]
         run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline, victim = time.monotonic() + 60, None
-        while time.monotonic() < deadline and victim is None:  # 20 rows in, a chunk running
-            busy = [address for address, keys in client.processing().items() if keys]
-            victim = pids[busy[0]] if busy and _rows(out) >= 20 else None
-            time.sleep(0.01)
-        assert (None, True) == (run.poll(), victim is not None)  # mid-run, holding a chunk
+        victim = _busy_worker(client, pids, out)
+        assert run.poll() is None  # mid-run
         os.kill(victim, signal.SIGKILL)
         _, stderr = run.communicate(timeout=120)
     rows = by_key(out)
     assert (0, b"") == (run.returncode, stderr)
     assert 2 * 95 == len(rows)
     assert {"SOLVED"} == {r["status"] for r in rows.values()}
+
+
+def test_a_frozen_worker_s_chunks_are_timeout_and_the_run_completes(tmp_path: Path) -> None:
+    """SIGSTOP to a Dask worker holding a chunk: those rows are TIMEOUT, the rest solved, exit 0."""
+    out = tmp_path / "r.csv"
+    with local_cluster() as (local, client):
+        pids = client.run(os.getpid)
+        command = [HARNESS, "run", "-q", "-b", "mrv", "-b", "ac3", "--timeout", "1"]
+        command += ["--cluster", local.scheduler_address, "--out", str(out), HARD]
+        run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        victim = _busy_worker(client, pids, out)
+        os.kill(victim, signal.SIGSTOP)
+        try:
+            _, stderr = run.communicate(timeout=300)
+        finally:
+            os.kill(victim, signal.SIGCONT)  # for the cluster to close
+    rows = by_key(out)
+    silent = [r for r in rows.values() if "was silent" in r["message"]]
+    assert (0, b"", 2 * 95) == (run.returncode, stderr, len(rows))
+    assert ({"TIMEOUT"}, True) == ({r["status"] for r in silent}, len(silent) > 0)
+    assert {"SOLVED"} == {r["status"] for r in rows.values() if r not in silent}
+
+
+def _busy_worker(client: Any, pids: dict[str, int], out: Path) -> int:
+    """The pid of a Dask worker holding a chunk once 20 rows are written."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        busy = [address for address, keys in client.processing().items() if keys]
+        if busy and _rows(out) >= 20:
+            return pids[busy[0]]
+        time.sleep(0.01)
+    pytest.fail("no Dask worker held a chunk 20 rows into the run")
 
 
 def _rows(path: Path) -> int:
@@ -244,13 +269,13 @@ def test_a_cluster_failing_before_it_answers_is_one_line(
 ) -> None:
     """Dask failing while the workers are checked: a ClusterError naming it, no traceback."""
 
-    def fail(client: Any, *checks: Any) -> None:
+    def fail(client: Any, local: bool) -> None:
         raise RuntimeError("no harness on this worker")
 
     monkeypatch.setattr(client_side, "_checked_hosts", fail)  # the forked process has it too
     reason = "RuntimeError: no harness on this worker"
-    with pytest.raises(ClusterError, match=reason), connect(ClusterTarget("local:1")):
-        pass
+    with connect(ClusterTarget("local:1")) as connection, pytest.raises(ClusterError, match=reason):
+        connection.join()
     assert "Traceback" not in capfd.readouterr().err
 
 
@@ -259,28 +284,20 @@ def test_a_cluster_failing_after_it_answers_stops_the_run(
 ) -> None:
     """Dask failing while chunks are relayed: the run stops with its reason, no traceback."""
 
-    def fail(client: Any, pipe: Any) -> None:
-        raise RuntimeError("scheduler lost")
+    class Failing:
+        def __init__(self, client: Any, pipe: Any) -> None:
+            pass
 
-    monkeypatch.setattr(client_side, "_relay", fail)
+        def run(self) -> None:
+            raise RuntimeError("scheduler lost")
+
+    monkeypatch.setattr(client_side, "Relay", Failing)
     tasks = [Task("bitmask", pattern_puzzle(3, 3), 1, 5.0, 0)]
     with connect(ClusterTarget("local:1")) as connection:
         pool = chunks.ClusterPool(connection, None)
         with pytest.raises(ClusterError, match="RuntimeError: scheduler lost"):
             list(pool.run(tasks))
     assert "Traceback" not in capfd.readouterr().err
-
-
-def test_dask_is_imported_without_numpy() -> None:
-    """The cluster's Dask import leaves numpy unloaded, and numpy importable after it."""
-    pytest.importorskip("numpy", reason="numpy is not installed: nothing to leave out")
-    script = (
-        "import sys; from harness.run.cluster.target import import_distributed\n"
-        "import_distributed(); print('numpy' in sys.modules)\n"
-        "import numpy; print('numpy' in sys.modules)"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert ["False", "True"] == done.stdout.split(), done.stderr
 
 
 def test_a_dask_dashboard_port_in_use_is_no_news(tmp_path: Path) -> None:
@@ -353,8 +370,8 @@ def test_local_cluster_run_records_every_host(tmp_path: Path) -> None:
     assert 50 == sum(r["status"] == "SOLVED" for r in by_key(out).values())
 
 
-def test_bad_input_stops_a_cluster_run_that_started_dask(tmp_path: Path) -> None:
-    """A bad puzzle line while Dask starts: one line, exit 2, no traceback, and Dask is stopped."""
+def test_bad_input_stops_a_cluster_run_before_dask_starts(tmp_path: Path) -> None:
+    """A bad puzzle line on a cluster run: one line, exit 2, no traceback, no Dask left."""
     bad = tmp_path / "bad.txt"
     bad.write_text("1234\n")
     command = [HARNESS, "run", "-q", "--cluster", "local:2", "--out", str(tmp_path / "r.csv")]
@@ -364,67 +381,10 @@ def test_bad_input_stops_a_cluster_run_that_started_dask(tmp_path: Path) -> None
     assert "1 bad puzzle line(s)" in done.stderr
 
 
-def test_background_start_is_taken_over_and_closed(cluster: str) -> None:
-    """connect takes over the background start's connection: closed on exit, its process ended."""
-    target = ClusterTarget(cluster)
-    with start_in_background(target) as started:
-        with connect(target) as connection:
-            assert started is connection
-            assert 2 == connection.threads
-            assert [socket.gethostname()] == list(check_workers(connection, {}))  # asked
-        assert connection._pipe.closed  # the process stops its cluster meanwhile
-    assert not started._process.is_alive()
-
-
-def test_an_early_start_is_taken_over(cluster: str) -> None:
-    """start_in_background takes over the connection start_early began to the same cluster."""
-    target = ClusterTarget(cluster)
-    client_side.start_early(target)
-    early = client_side._early[0]
-    with start_in_background(target) as started, connect(target) as connection:
-        assert (early, early, []) == (started, connection, client_side._early)
-        assert 2 == connection.threads
-    assert not early._process.is_alive()
-
-
-def test_an_early_start_for_another_cluster_is_dropped(cluster: str) -> None:
-    """An early start to another target ends; the run's own connection is used."""
-    client_side.start_early(ClusterTarget("local:1"))
-    early = client_side._early[0]
-    target = ClusterTarget(cluster)
-    with start_in_background(target) as started, connect(target) as connection:
-        early._process.join(60)
-        assert (False, 0, 2) == (started is early, early._process.exitcode, connection.threads)
-
-
-@pytest.mark.parametrize("taken_over", [False, True])
-def test_an_early_start_starts_a_cluster_only_once_taken_over(
-    taken_over: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An early start not taken over ends without starting or joining any cluster."""
-    began = tmp_path / "began"
-
-    @contextlib.contextmanager
-    def starting(target: ClusterTarget) -> Iterator[Any]:
-        began.write_text(str(target))  # where a cluster would be started or joined
-        raise ClusterError("not here")
-        yield
-
-    monkeypatch.setattr(client_side, "_client", starting)  # the forked process has it too
-    client_side.start_early(ClusterTarget("local:1"))
-    early = client_side._early.pop()
-    if taken_over:
-        early.adopt()
-        with pytest.raises(ClusterError, match="not here"):
-            early.join()
-    early.close()  # the harness's end closed; waits for the process to end
-    assert (0, taken_over) == (early._process.exitcode, began.exists())
-
-
-def test_a_refused_run_stops_its_early_start(tmp_path: Path) -> None:
-    """A run refused after parsing: one line; the Dask start begun before it starts nothing."""
+def test_a_cluster_run_with_jobs_is_refused(tmp_path: Path) -> None:
+    """--cluster with --jobs: one line, exit 2, before any cluster starts."""
     command = [HARNESS, "run", "-q", "--cluster", "local:2", "--jobs", "2"]
-    # run() returns once every process holding the output pipes ended: the early start too
+    # run() returns once every process holding the output pipes ended: Dask's too
     done = subprocess.run([*command, EASY], capture_output=True, text=True, timeout=60)
     assert (RunExit.USAGE, 1) == (done.returncode, len(done.stderr.splitlines()))
     assert "--jobs is for local runs" in done.stderr
@@ -446,25 +406,23 @@ def test_a_local_cluster_s_host_has_the_harness_s_environment() -> None:
     assert expected == check_workers(_Answered(), own)  # type: ignore[arg-type]
 
 
-def test_connect_alone_waits_for_the_end(cluster: str) -> None:
-    """Without a background start, connect's exit waits for the client's process to end."""
+def test_connect_waits_for_the_end(cluster: str) -> None:
+    """connect's exit waits for the client's process to end, the workers checked before."""
     with connect(ClusterTarget(cluster)) as connection:
-        assert 2 == connection.threads
+        assert 2 == connection.join().threads
+        assert [socket.gethostname()] == list(check_workers(connection, {}))  # asked
     assert not connection._process.is_alive()
 
 
-def test_background_start_fails_when_joined() -> None:
-    """A dead scheduler: start returns at once, join raises within seconds; nothing left running."""
+def test_a_dead_scheduler_fails_when_joined() -> None:
+    """A dead scheduler: join raises naming it; connect's exit leaves nothing running."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     target = ClusterTarget(f"tcp://127.0.0.1:{port}")
-    began = time.monotonic()
-    with start_in_background(target) as started:
-        assert time.monotonic() - began < 1.0
-        with pytest.raises(ClusterError, match=f"cannot use the Dask cluster at {target}"):
-            started.join()
-    assert time.monotonic() - began < 3 * CONNECT_TIMEOUT_S
+    message = f"cannot use the Dask cluster at {target}"
+    with connect(target) as started, pytest.raises(ClusterError, match=message):
+        started.join()
     assert not started._process.is_alive()
 
 
@@ -485,52 +443,6 @@ def test_run_chunk_sends_on_what_a_local_pool_gives(fake_backends: dict) -> None
     expected = [[getattr(local[t], f) for f in same] + [socket.gethostname()] for t in tasks]
     assert expected == [[getattr(o, f) for f in same] + [o.host] for o in received]
     assert [Status.SOLVED, Status.TIMEOUT] == [o.status for o in received]
-
-
-def _solver_pids(pool: WorkerPool) -> list[int]:
-    return [worker.proc.pid for worker in pool._workers]
-
-
-def test_run_chunk_takes_the_prewarmed_pool_and_closes_its_own() -> None:
-    """A chunk solves in the prewarmed pool; the pool its thread had from a run before closes."""
-    import pickle
-
-    sent = pickle.dumps([Task("bitmask", pattern_puzzle(3, 3), 1, 5.0, 0).wire()])
-    pools = []
-    try:
-        for _ in range(2):  # two runs on one long-lived worker
-            prewarm.start("bitmask", 3, None, poll_s=0.01)
-            warm = prewarm._pending[0]
-            assert warm.ready.wait(30)
-            warmed = _solver_pids(warm.pool)
-            answers = pickle.loads(run_chunk(sent, None))
-            assert (warm.pool, warmed) == (dask_worker._local.pool, _solver_pids(warm.pool))
-            assert [Status.SOLVED] == [Outcome.received(a).status for a in answers]
-            pools.append(warm)
-        first, second = pools
-        assert (True, [], False) == (
-            first.closed.is_set(),
-            first.pool._workers,
-            second.closed.is_set(),
-        )
-    finally:
-        dask_worker._retire()
-    assert second.closed.is_set()
-
-
-def test_a_prewarm_no_chunk_took_is_closed_by_the_next() -> None:
-    """A prewarm no chunk took (its run ended, say) is closed by the next prewarm."""
-    prewarm.start("bitmask", 3, None, poll_s=0.01)
-    left = prewarm._pending[0]
-    assert left.ready.wait(30)
-    prewarm.start("bitmask", 3, 512.0, poll_s=0.01)
-    try:
-        assert left.closed.wait(30)
-        assert [] == left.pool._workers
-    finally:
-        taken = prewarm.take()
-        assert taken is not None
-        taken.close()
 
 
 def test_dask_logs_only_errors_in_the_harness() -> None:

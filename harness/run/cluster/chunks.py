@@ -15,11 +15,11 @@ from backends.base import Status
 from harness.run.cluster.client import ClusterConnection
 from harness.run.cluster.target import ClusterError
 from harness.run.worker import Outcome, Task
+from harness.run.worker.handle import kill_grace
 
 #: Seconds of solving one chunk aims at, and the least the last chunks shrink to (see
-#: :class:`Chunker`): about one round trip of a chunk through Dask on one machine (a chunk
-#: reached its worker 3-13 ms after it was sent, and its answer the harness 5-12 ms after
-#: it ended), so that the chunk queued behind a running one covers most of that trip.
+#: :class:`Chunker`): the least is about one round trip of a chunk through Dask on one
+#: machine, so that the chunk queued behind a running one covers most of that trip.
 CHUNK_TARGET_S, MIN_CHUNK_S = 1.0, 0.025
 #: Tasks in a chunk of a backend not timed yet (a probe), and the most in any chunk.
 FIRST_CHUNK, MAX_CHUNK = 128, 4096
@@ -157,79 +157,109 @@ class ClusterPool:
         self.memory_limit_mib = memory_limit_mib
         #: Dask worker threads: each runs one solver process at a time.
         self.threads = connection.threads
-        self.window = WINDOW_PER_THREAD * self.threads
 
     def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
         """Run ``tasks`` (drawn lazily) on the cluster; yield each with its outcome."""
-        chunker = Chunker(tasks, self.threads)
-        keys = itertools.count()
-        submitted: dict[int, list[Task]] = {}  # by key, in flight
-        probes: set[int] = set()  # chunks of a backend not timed yet, in flight
-
-        def submit() -> bool:
-            chunk = chunker.next()
-            if chunk is None:
-                return False
-            key = next(keys)
-            sent = pickle.dumps([task.wire() for task in chunk], pickle.HIGHEST_PROTOCOL)
-            budget = chunker.budget(chunk)
-            self.connection.send(("submit", key, sent, self.memory_limit_mib, budget))
-            submitted[key] = chunk
-            if chunker.mean(chunk[0].backend) is None:
-                probes.add(key)
-            return True
-
-        def fill() -> None:
-            # A chunk queued at a worker stays there: until the tasks have been drawn
-            # ahead (the end is in sight), one timed chunk per thread, none queued early.
-            # Probes (short: see PROBE_S) are not counted, but a few at most are in flight.
-            while (
-                (
-                    len(submitted) < self.window
-                    if chunker.ahead
-                    else len(submitted) - len(probes) < self.threads
-                )
-                and len(probes) < PROBES_PER_THREAD * self.threads
-                and submit()
-            ):
-                pass
-
+        flight = _Flight(self.connection, Chunker(tasks, self.threads), self.memory_limit_mib)
         try:
-            fill()  # probes at first: their times size the chunks after them
-            chunker.draw_ahead(self.connection.ready)
-            while submitted:
-                kind, key, value = self.connection.receive()
-                if key is None:  # the process holding the client failed, not a chunk
-                    raise ClusterError(value)
-                chunk = submitted.pop(key)
-                probes.discard(key)
-                outcomes = _outcomes(kind, value, chunk)
-                answered: list[tuple[Task, Outcome]] = []
-                left: list[Task] = []  # not started within the chunk's budget: cut anew
-                for task, outcome in zip(chunk, outcomes, strict=True):
-                    if outcome is None:
-                        left.append(task)
-                    else:
-                        answered.append((task, outcome))
-                if left:
-                    chunker.give_back(left)
-                chunker.learn(chunk[0].backend, (outcome for _, outcome in answered))
-                fill()  # before the rows: the workers solve on while they are written
+            flight.fill()  # probes at first: their times size the chunks after them
+            flight.chunker.draw_ahead(self.connection.ready)
+            while flight.submitted:
+                answered = flight.receive()
+                flight.fill()  # before the rows: the workers solve on while they are written
                 yield from answered
-                chunker.draw_ahead(self.connection.ready)
-                fill()
+                flight.chunker.draw_ahead(self.connection.ready)
+                flight.fill()
         finally:
-            with contextlib.suppress(OSError):  # a pipe already broken: nothing to cancel
-                for key in submitted:
-                    self.connection.send(("cancel", key))
+            flight.cancel()
+
+
+class _Flight:
+    """One run's chunks in flight: sent through ``connection`` and not come back yet."""
+
+    def __init__(
+        self, connection: ClusterConnection, chunker: Chunker, memory_limit_mib: float | None
+    ) -> None:
+        self.connection, self.chunker = connection, chunker
+        self.memory_limit_mib = memory_limit_mib
+        self.threads = connection.threads
+        self.window = WINDOW_PER_THREAD * self.threads
+        self.keys = itertools.count()
+        self.submitted: dict[int, list[Task]] = {}  # by key
+        self.probes: set[int] = set()  # the keys of chunks of a backend not timed yet
+
+    def submit(self) -> bool:
+        """Send the next chunk; False when every task has been sent."""
+        chunk = self.chunker.next()
+        if chunk is None:
+            return False
+        key = next(self.keys)
+        sent = pickle.dumps([task.wire() for task in chunk], pickle.HIGHEST_PROTOCOL)
+        budget = self.chunker.budget(chunk)
+        limit = max(_kill_limit(task.timeout) for task in chunk)
+        self.connection.send(("submit", key, sent, self.memory_limit_mib, budget, limit))
+        self.submitted[key] = chunk
+        if self.chunker.mean(chunk[0].backend) is None:
+            self.probes.add(key)
+        return True
+
+    def fill(self) -> None:
+        """Send chunks while there is room. A chunk queued at a worker stays there: until
+        the tasks have been drawn ahead (the end is in sight), one timed chunk per thread,
+        none queued early. Probes (short: see PROBE_S) are not counted, but a few at most
+        are in flight."""
+        while (
+            (
+                len(self.submitted) < self.window
+                if self.chunker.ahead
+                else len(self.submitted) - len(self.probes) < self.threads
+            )
+            and len(self.probes) < PROBES_PER_THREAD * self.threads
+            and self.submit()
+        ):
+            pass
+
+    def receive(self) -> list[tuple[Task, Outcome]]:
+        """Wait for the next chunk to come back: its tasks with their outcomes. Those not
+        started within its budget go back to the chunker, to be cut anew."""
+        kind, key, value = self.connection.receive()
+        if key is None:  # the process holding the client failed, not a chunk
+            raise ClusterError(value)
+        chunk = self.submitted.pop(key)
+        self.probes.discard(key)
+        answered: list[tuple[Task, Outcome]] = []
+        left: list[Task] = []
+        for task, outcome in zip(chunk, _outcomes(kind, value, chunk), strict=True):
+            if outcome is None:
+                left.append(task)
+            else:
+                answered.append((task, outcome))
+        if left:
+            self.chunker.give_back(left)
+        self.chunker.learn(chunk[0].backend, (outcome for _, outcome in answered))
+        return answered
+
+    def cancel(self) -> None:
+        """Withdraw every chunk still in flight."""
+        with contextlib.suppress(OSError):  # a pipe already broken: nothing to cancel
+            for key in self.submitted:
+                self.connection.send(("cancel", key))
+
+
+def _kill_limit(timeout: float | None) -> float:
+    """Seconds a task with ``timeout`` may run before its solver process is killed."""
+    return math.inf if timeout is None else timeout + kill_grace(timeout)
 
 
 def _outcomes(kind: str, value: Any, chunk: list[Task]) -> list[Outcome | None]:
-    """A finished chunk's outcomes (see :func:`harness.run.cluster.client._finished`), None
-    for a task not started within the chunk's budget; a chunk whose workers died gives
-    ERROR outcomes; a cluster that failed otherwise raises ClusterError."""
+    """A finished chunk's outcomes (see :meth:`harness.run.cluster.relay.Relay.finished`),
+    None for a task not started within the chunk's budget; a chunk whose workers died gives
+    ERROR outcomes, one whose worker fell silent TIMEOUT outcomes; a cluster that failed
+    otherwise raises ClusterError."""
     if kind == "done":
         return [None if w is None else Outcome.received(w) for w in pickle.loads(value)]
     if kind == "killed":
         return [Outcome(Status.ERROR, value, host="") for _ in chunk]
+    if kind == "silent":
+        return [Outcome(Status.TIMEOUT, value, host="") for _ in chunk]
     raise ClusterError(value)

@@ -14,32 +14,24 @@ from typing import Any
 from backends.base import Status
 from backends.puzzle import Puzzle
 from harness.results import provenance
-from harness.run.cluster import prewarm
 from harness.run.cluster.target import DAEMON_SETTING, ClusterError
 from harness.run.worker import Task, WorkerPool
 from harness.run.worker.wire import WireTask
 
 #: Seconds between a chunk's pool's looks at its solver process's answers while it has
-#: tasks to hand out (a local run's pool looks every 2 ms: its answers become rows). The
-#: pool keeps 50 ms of solving queued there, and a chunk's last answers are waited for, so
+#: tasks to hand out (more seldom than a local run's pool, whose answers become rows). The
+#: pool keeps some solving queued there, and a chunk's last answers are waited for, so
 #: looking less often loses no solving; it leaves the cores to the solvers, which on a
 #: machine whose every core solves share them with the Dask workers.
 CHUNK_POLL_S = 0.01
 
 
-def worker_facts(
-    warm: tuple[str, int, float | None] | None = None, environment: bool = True
-) -> dict[str, Any]:
+def worker_facts(environment: bool = True) -> dict[str, Any]:
     """Run on each Dask worker: whether it may start processes, its host and (unless
-    ``environment`` is False) its environment. With ``warm`` (spec, box, memory limit),
-    a worker that may start processes also starts its solver process and warms it up
-    (see :mod:`harness.run.cluster.prewarm`)."""
-    daemon = multiprocessing.current_process().daemon
-    facts = {"daemon": daemon, "host": socket.gethostname()}
+    ``environment`` is False) its environment."""
+    facts = {"daemon": multiprocessing.current_process().daemon, "host": socket.gethostname()}
     if environment:
         facts["environment"] = host_environment()
-    if warm is not None and not daemon:  # once the facts are in: it would take turns with them
-        prewarm.start(*warm, poll_s=CHUNK_POLL_S)
     return facts
 
 
@@ -59,13 +51,11 @@ _local = threading.local()
 
 
 def _retire() -> None:
-    """Close this thread's pool, if any (with the prewarm whose thread forked it)."""
-    prewarmed, pool = getattr(_local, "prewarmed", None), getattr(_local, "pool", None)
-    if prewarmed is not None:
-        prewarmed.close()
-    elif pool is not None:
+    """Close this thread's pool, if any."""
+    pool = getattr(_local, "pool", None)
+    if pool is not None:
         pool.close()
-    _local.pool = _local.prewarmed = None
+    _local.pool = None
 
 
 def run_chunk(sent: bytes, memory_limit_mib: float | None, budget_s: float | None = None) -> bytes:
@@ -80,17 +70,11 @@ def run_chunk(sent: bytes, memory_limit_mib: float | None, budget_s: float | Non
 
     Both cross the cluster in the form they take on the worker pool's pipes (see
     :mod:`harness.run.worker.wire`): plain tuples, digits as bytes, here pickled into one
-    ``bytes`` each way. Dask would serialize a list item by item (a ~10,000-row chunk of
-    fast solves took 50 ms of the worker's event loop), and Task and Outcome objects cost
-    ~10 times as much to pickle as their plain tuples.
+    ``bytes`` each way. Dask would serialize a list item by item, in the worker's event
+    loop, and Task and Outcome objects cost far more to pickle than their plain tuples.
     """
     if multiprocessing.current_process().daemon:
         raise ClusterError(f"this Dask worker is daemonic; start it with {DAEMON_SETTING}")
-    taken = prewarm.take()  # this run's warm pool, started while the workers were checked
-    if taken is not None and taken.pool is not None:
-        _retire()  # this thread's pool of an earlier run
-        _local.pool, _local.prewarmed = taken.pool, taken
-        _local.backend = None  # the warm-up's task time is forgotten
     pool = getattr(_local, "pool", None)
     if pool is None or pool.memory_limit_mib != memory_limit_mib:
         _retire()
