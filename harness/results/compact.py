@@ -79,7 +79,7 @@ class CompactRows:
         self.datasets, self.backends = Labels(), Labels()
         self.dataset, self.backend = array("H"), array("H")
         self.line, self.hash = array("q"), array("q")
-        self.size, self.repeat = array("H"), array("l")
+        self.size, self.repeat = array("H"), array("q")
         self.status, self.solutions = array("B"), array("b")
         self.floats = {name: array("d") for name in FLOATS}
         self.native: dict[str, array] = {}
