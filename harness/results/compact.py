@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -30,6 +30,7 @@ FLOATS = ("encode_s", "solve_s", "nodes", "guesses")
 FAILURES = (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value)
 #: The most distinct message shapes kept per failing status (the rest are counted only).
 MAX_SHAPES = 1000
+_FAILING = frozenset(STATUSES.index(s) for s in FAILURES)
 _DIGITS = re.compile(r"\d+(\.\d+)?")
 NAN = math.nan
 
@@ -63,11 +64,15 @@ class Labels:
         self._codes: dict[str, int] = {}
 
     def code(self, value: Any) -> int:
-        text = str(value)
-        found = self._codes.get(text)
+        found = self._codes.get(value)
         if found is None:
-            found = self._codes[text] = len(self.values)
-            self.values.append(text)
+            text = str(value)
+            found = self._codes.get(text)
+            if found is None:
+                found = self._codes[text] = len(self.values)
+                self.values.append(text)
+            if isinstance(value, str):  # a str subclass (a Status) hashes as its text
+                self._codes[value] = found
         return found
 
 
@@ -82,6 +87,7 @@ class CompactRows:
         self.size, self.repeat = array("H"), array("q")
         self.status, self.solutions = array("B"), array("b")
         self.floats = {name: array("d") for name in FLOATS}
+        self._floats = list(self.floats.items())
         self.native: dict[str, array] = {}
         self.not_numbers: set[str] = set()  # native columns that held text
         self.shapes: dict[str, dict[str, list[Any]]] = {s: {} for s in FAILURES}
@@ -96,22 +102,28 @@ class CompactRows:
         self.dataset.append(self.datasets.code(get("dataset")))
         self.backend.append(self.backends.code(get("backend")))
         self.line.append(int(get("line")))
-        self.size.append(_whole(get("size"), 0))
+        size, solutions = get("size"), get("solutions")
+        self.size.append(size if size.__class__ is int else _whole(size, 0))
         self.repeat.append(int(get("repeat")))
         self.status.append(status)
-        self.solutions.append(_whole(get("solutions"), -1))
+        self.solutions.append(solutions if solutions.__class__ is int else _whole(solutions, -1))
         if self.limit == 2:
             solved = STATUSES[status] == Status.SOLVED
             self.hash.append(hash(get("solution")) if solved else 0)
-        for name, column in self.floats.items():
-            column.append(number(get(name)))
+        for name, column in self._floats:
+            value = get(name)
+            column.append(value if value.__class__ is float else number(value))
+        if self.native:
+            self._natives(get)
+        if status in _FAILING:
+            self._failure(STATUSES[status], get("message") or "(no message)")
+
+    def _natives(self, get: Callable[[str], Any]) -> None:
         for name, column in self.native.items():
             value = get(name)
             column.append(parsed := number(value))
             if parsed != parsed and value not in (None, "") and value.__class__ is not float:
                 self.not_numbers.add(name)  # text: not a statistic (nor for pandas)
-        if STATUSES[status] in FAILURES:
-            self._failure(STATUSES[status], get("message") or "(no message)")
 
     def add_native(self, names: Iterable[str]) -> None:
         """Keep these columns too, when they are native statistics (empty so far)."""
