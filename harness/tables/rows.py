@@ -61,8 +61,15 @@ class Coded:
 
     def ranks(self) -> np.ndarray:
         """Each row's position of its value in sorted order, unknown last."""
-        order = sorted(range(len(self.labels)), key=lambda i: sort_key(self.labels[i]))
-        rank = np.empty(len(self.labels) + 1, dtype=np.int64)
+        labels = self.labels
+        if isinstance(labels, np.ndarray):
+            order: Any = np.argsort(labels, kind="stable")
+        else:
+            try:  # labels are known values: sorted as they are, unless their types differ
+                order = sorted(range(len(labels)), key=labels.__getitem__)
+            except TypeError:
+                order = sorted(range(len(labels)), key=lambda i: sort_key(labels[i]))
+        rank = np.empty(len(labels) + 1, dtype=np.int64)
         rank[order] = np.arange(len(order))
         rank[-1] = len(order)
         return rank[self.codes]
