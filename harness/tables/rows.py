@@ -62,6 +62,8 @@ class Coded:
     def ranks(self) -> np.ndarray:
         """Each row's position of its value in sorted order, unknown last."""
         labels = self.labels
+        if isinstance(labels, np.ndarray) and bool(np.all(labels[:-1] <= labels[1:])):
+            return np.where(self.codes < 0, len(labels), self.codes).astype(np.int32)
         if isinstance(labels, np.ndarray):
             order: Any = np.argsort(labels, kind="stable")
         else:
@@ -69,7 +71,7 @@ class Coded:
                 order = sorted(range(len(labels)), key=labels.__getitem__)
             except TypeError:
                 order = sorted(range(len(labels)), key=lambda i: sort_key(labels[i]))
-        rank = np.empty(len(labels) + 1, dtype=np.int64)
+        rank = np.empty(len(labels) + 1, dtype=np.int32)
         rank[order] = np.arange(len(order))
         rank[-1] = len(order)
         return rank[self.codes]
@@ -126,18 +128,32 @@ def column(table: Columns, name: str) -> Any:
     return Coded(np.full(n, -1, dtype=np.int64), [])
 
 
+#: Below this many possible key combinations, groups are found by counting, not sorting.
+DENSE = 1 << 20
+
+
 def group_ids(keys: Iterable[Coded]) -> tuple[np.ndarray, np.ndarray]:
     """A group id for each row (rows with the same codes in every key share one), groups
     numbered in the sorted order of their keys' values (unknown last); and the first row
     of each group."""
-    combined = np.zeros(len(next(iter(keys := list(keys)))), dtype=np.int64)
-    for key in keys:
-        ranks = key.ranks()
-        width = len(key.labels) + 1
-        if combined.max(initial=0) >= np.iinfo(np.int64).max // max(width, 1) // 2:
-            _, combined = np.unique(combined, return_inverse=True)
-        combined = combined * width + ranks
-    _, first, ids = np.unique(combined, return_index=True, return_inverse=True)
+    keys = list(keys)
+    widths = [len(key.labels) + 1 for key in keys]
+    if math.prod(widths) <= DENSE:  # a few groups: counted, in little memory
+        combined = np.zeros(len(keys[0]), dtype=np.int32)
+        for key, width in zip(keys, widths, strict=True):
+            combined *= width
+            combined += key.ranks()
+        present = np.flatnonzero(np.bincount(combined, minlength=math.prod(widths)))
+        dense = np.zeros(math.prod(widths), dtype=np.int32)
+        dense[present] = np.arange(len(present), dtype=np.int32)
+        first = np.array([int(np.argmax(combined == g)) for g in present], dtype=np.int64)
+        return dense[combined], first
+    wide = np.zeros(len(keys[0]), dtype=np.int64)
+    for key, width in zip(keys, widths, strict=True):
+        if wide.max(initial=0) >= np.iinfo(np.int64).max // width // 2:
+            _, wide = np.unique(wide, return_inverse=True)
+        wide = wide * width + key.ranks()
+    _, first, ids = np.unique(wide, return_index=True, return_inverse=True)
     return ids.reshape(-1), first
 
 

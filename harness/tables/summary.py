@@ -17,7 +17,7 @@ prints the tables without loading pandas.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -66,28 +66,31 @@ def run_puzzles(rows: CompactRows) -> Columns:
     reduced (see :func:`harness.tables.rows.reduce`)."""
     from harness.results.compact import STATUSES
 
-    ids = rows.puzzle_ids()
-    distinct, line = np.unique(ids, return_inverse=True)
     sizes = np.frombuffer(rows.size, dtype=np.uint16)
-    size_labels, size_codes = np.unique(sizes, return_inverse=True)
-    size = Coded(size_codes.reshape(-1), size_labels.tolist())
-    if len(size_labels) and size_labels[0] == 0:  # 0: unknown
-        size = Coded(size.codes - 1, size.labels[1:])
+    known = [size for size in np.unique(sizes).tolist() if size]  # 0: unknown
+    size_codes = np.full(1 << 16, -1, dtype=np.int8)
+    size_codes[known] = np.arange(len(known))
     raw: Columns = {
-        "dataset": Coded(
-            np.frombuffer(rows.dataset, np.uint16).astype(np.int64), rows.datasets.values
-        ),
-        "line": Coded(line.reshape(-1), distinct),
-        "backend": Coded(
-            np.frombuffer(rows.backend, np.uint16).astype(np.int64), rows.backends.values
-        ),
-        "repeat": np.frombuffer(rows.repeat, dtype=np.int64).astype(np.float64),
-        "status": Coded(rows.statuses().astype(np.int64), list(STATUSES)),
-        "size": size,
+        "dataset": Coded(np.frombuffer(rows.dataset, np.uint16), rows.datasets.values),
+        "backend": Coded(np.frombuffer(rows.backend, np.uint16), rows.backends.values),
+        "status": Coded(rows.statuses(), list(STATUSES)),
+        "size": Coded(size_codes[sizes], known),
     }
     numeric = [*SUMMARY_NUMERIC, *rows.natives()]
     raw.update({c: rows.column(c) for c in numeric})
+    repeated = len(set(rows.repeat)) > 1
+    if len(rows.backends.values) > 1 or repeated:
+        raw["line"] = _puzzle_codes(rows)  # which rows are of one puzzle
+    if not repeated:
+        return raw  # one row per puzzle and backend (a run writes each key once)
+    raw["repeat"] = np.frombuffer(rows.repeat, dtype=np.int64).astype(np.float64)
     return reduce_coded(raw, numeric, ("status", "size"), ("dataset", "line", "backend"))
+
+
+def _puzzle_codes(rows: CompactRows) -> Coded:
+    """The puzzle of each row (a dataset and a line) as codes, in sorted order."""
+    distinct, codes = np.unique(rows.puzzle_ids(), return_inverse=True)
+    return Coded(codes.reshape(-1).astype(np.int32), distinct)
 
 
 def grouping(puzzles: Columns) -> tuple[str, ...]:
@@ -102,20 +105,15 @@ def grouping(puzzles: Columns) -> tuple[str, ...]:
     return ("backend", "dataset", "size") if mixed else ("backend", "dataset")
 
 
-def _groups(
-    puzzles: Columns, by: Sequence[str], rows: np.ndarray
-) -> list[tuple[tuple, np.ndarray]]:
-    """The groups of ``rows`` by the values of ``by``: (key values, rows), in sorted key order."""
-    if not len(rows):
-        return []
-    keys = [coded(column(puzzles, k)).take(rows) for k in by]
+def _groups(puzzles: Columns, by: Sequence[str]) -> Iterator[tuple[tuple, np.ndarray]]:
+    """The groups of the puzzles by the values of ``by``: (key values, a mask of its
+    rows), in sorted key order, one at a time."""
+    keys = [coded(column(puzzles, k)) for k in by]
+    if not len(keys[0]):
+        return
     ids, first = group_ids(keys)
-    order = np.argsort(ids, kind="stable")
-    bounds = np.searchsorted(ids[order], np.arange(len(first) + 1))
-    groups = []
     for g, row in enumerate(first.tolist()):
-        groups.append((_labels(keys, row), rows[order[bounds[g] : bounds[g + 1]]]))
-    return groups
+        yield _labels(keys, row), ids == g
 
 
 def _labels(keys: Sequence[Coded], row: int) -> tuple:
@@ -145,52 +143,56 @@ class _Statuses:
         return np.isin(self.status.codes, [i for i, t in enumerate(self.text) if t in wanted])
 
     def counts(self, group: np.ndarray) -> dict[str, int]:
-        found = np.bincount(self.status.codes[group] + 1, minlength=len(self.text) + 1)
-        return {t: int(k) for t, k in zip(self.text, found[1:].tolist(), strict=True)}
+        """How many puzzles of the group (a mask) have each status."""
+        codes = self.status.codes[group]
+        return {t: int(np.count_nonzero(codes == i)) for i, t in enumerate(self.text)}
+
+
+def _known(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The known ``values`` of the rows in the mask ``rows`` (a copy)."""
+    return values[rows & ~np.isnan(values)]
 
 
 def _median(values: np.ndarray) -> float:
-    known = values[~np.isnan(values)]
-    return float(np.median(known)) if len(known) else NAN
+    """The median of ``values`` (known, a copy: partitioned in place), NaN if none."""
+    half = len(values) // 2
+    if not len(values):
+        return NAN
+    if len(values) % 2:
+        values.partition(half)
+        return float(values[half])
+    values.partition((half - 1, half))
+    return float((values[half - 1] + values[half]) / 2)
 
 
-def _mean(values: np.ndarray) -> float:
-    known = values[~np.isnan(values)]
-    return float(np.mean(known)) if len(known) else NAN
-
-
-def _max(values: np.ndarray) -> float:
-    known = values[~np.isnan(values)]
-    return float(np.max(known)) if len(known) else NAN
-
-
-def _statistics(
-    puzzles: Columns,
-    group: np.ndarray,
-    answered: np.ndarray,
-    solved: np.ndarray,
-    counts: dict[str, int],
-) -> dict[str, Any]:
-    """One group's status counts and statistics (``answered``, ``solved``: its puzzles
-    with an answer, and those SOLVED)."""
-    row: dict[str, Any] = {c: sum(counts.get(s, 0) for s in k) for c, k in COUNTED.items()}
-    ms = puzzles["solve_s"][answered] * 1000
-    nodes = puzzles["nodes"][answered]
-    row.update(
-        median_ms=_median(ms),
-        mean_ms=_mean(ms),
-        max_ms=_max(ms),
-        encode_ms=_median(puzzles["encode_s"][answered] * 1000),
-        nodes_median=_median(nodes),
-        nodes_mean=_mean(nodes),
-        nodes_max=_max(nodes),
+def _statistics(puzzles: Columns, answered: np.ndarray, solved: np.ndarray) -> dict[str, Any]:
+    """The statistics of a group's puzzles with an answer and of those SOLVED (masks)."""
+    row: dict[str, Any] = {}
+    solve = _known(puzzles["solve_s"], answered)
+    row["median_ms"] = _median(solve) * 1000
+    row["mean_ms"] = float(solve.mean()) * 1000 if len(solve) else NAN
+    row["max_ms"] = float(solve.max()) * 1000 if len(solve) else NAN
+    del solve
+    row["encode_ms"] = _median(_known(puzzles["encode_s"], answered)) * 1000
+    nodes = _known(puzzles["nodes"], answered)
+    row["nodes_mean"] = float(nodes.mean()) if len(nodes) else NAN
+    row["nodes_max"] = float(nodes.max()) if len(nodes) else NAN
+    row["nodes_median"] = _median(nodes)
+    guesses = _known(puzzles["guesses"], solved)
+    row["no_guess_pct"] = (
+        100.0 * np.count_nonzero(guesses == 0) / len(guesses) if len(guesses) else NAN
     )
-    guesses = puzzles["guesses"][solved]
-    guesses = guesses[~np.isnan(guesses)]
-    row["no_guess_pct"] = 100.0 * float(np.mean(guesses == 0)) if len(guesses) else NAN
-    row["guesses_per_puzzle"] = float(np.mean(guesses)) if len(guesses) else NAN
-    row["_answered"] = len(answered)
-    return row
+    row["guesses_per_puzzle"] = float(guesses.mean()) if len(guesses) else NAN
+    order = (
+        "median_ms",
+        "mean_ms",
+        "max_ms",
+        "encode_ms",
+        "nodes_median",
+        "nodes_mean",
+        "nodes_max",
+    )
+    return {name: row[name] for name in (*order, "no_guess_pct", "guesses_per_puzzle")}
 
 
 def _planned(puzzles: Columns, by: Sequence[str]) -> Callable[[tuple, int], int]:
@@ -229,17 +231,17 @@ def summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
     answered, solved = statuses.isin(ANSWERED), statuses.isin((Status.SOLVED,))
     planned = _planned(puzzles, by)
     table = []
-    for key, group in _groups(puzzles, by, np.arange(n)):
+    for key, group in _groups(puzzles, by):
         row: dict[str, Any] = dict(zip(by, key, strict=True))
         counts = statuses.counts(group)
-        statistics = _statistics(
-            puzzles, group, group[answered[group]], group[solved[group]], counts
-        )
-        out = planned(key, len(group))
+        out = planned(key, int(np.count_nonzero(group)))
+        right = counts.get(Status.SOLVED.value, 0) + counts.get(Status.UNSAT.value, 0)
         row["solved"] = f"{counts.get(Status.SOLVED.value, 0)}/{out}"
         # UNSAT is a right answer where the file says 0 solutions (else it is WRONG)
-        row["correct"] = f"{statistics['_answered']}/{out}"
-        row.update(statistics)
+        row["correct"] = f"{right}/{out}"
+        row.update({c: sum(counts.get(s, 0) for s in k) for c, k in COUNTED.items()})
+        row.update(_statistics(puzzles, group & answered, group & solved))
+        row["_answered"] = right
         table.append(row)
     return by_speed(table, [c for c in by if c != "backend"])
 
@@ -294,12 +296,12 @@ def native_summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
         return []
     puzzles = _normalized(puzzles)
     by = grouping(puzzles) if by is None else tuple(by)
-    answered = np.flatnonzero(_Statuses(puzzles).isin(ANSWERED))
+    answered = _Statuses(puzzles).isin(ANSWERED)
     table = []
-    for key, group in _groups(puzzles, by, answered):
-        if any(map(missing, key)):
+    for key, group in _groups(puzzles, by):
+        if any(map(missing, key)) or not (group & answered).any():
             continue  # pandas' groupby leaves out a group whose key is unknown
-        medians = {c: _median(puzzles[c][group]) for c in native}
+        medians = {c: _median(_known(puzzles[c], group & answered)) for c in native}
         if any(v == v for v in medians.values()):
             table.append({**dict(zip(by, key, strict=True)), **medians})
     kept = [c for c in native if any(row[c] == row[c] for row in table)]
@@ -342,7 +344,7 @@ def tiers_by_puzzle(
     """The tier of each of :func:`run_puzzles`' puzzles, rating ``records`` (every puzzle of
     the run, streamed) one at a time."""
     datasets = {name: code for code, name in enumerate(rows.datasets.values)}
-    line = puzzles["line"]
+    line = puzzles["line"] if "line" in puzzles else _puzzle_codes(rows)
     ids = np.asarray(line.labels)
     tiers: dict[str, int] = {}
     tier_codes = np.full(len(ids), -1, dtype=np.int64)
