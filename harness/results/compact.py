@@ -5,7 +5,7 @@ cross-check, the tables, the failure lines and the exit code read: codes for the
 backend and status, the line, size, repeat and solution count as small integers, the times
 and counters as floats (NaN where unknown), native statistics likewise, and, under
 ``--limit-solutions 2``, a hash of the solution (two checked solutions differ where their
-hashes do). About 60 bytes a row, against some 3 KB for the row itself.
+hashes do). About 40 bytes a row, against some 3 KB for the row itself.
 """
 
 from __future__ import annotations
@@ -26,6 +26,9 @@ STATUSES: tuple[str, ...] = tuple(s.value for s in Status)
 _STATUS_CODE = {**{s: i for i, s in enumerate(STATUSES)}, **{s: i for i, s in enumerate(Status)}}
 #: The float columns kept for every row.
 FLOATS = ("encode_s", "solve_s", "nodes", "guesses")
+#: How each is kept: times in single precision (7 figures, far below a timer's resolution),
+#: counters in double (whole numbers exact up to 2**53).
+FLOAT_TYPES = {"encode_s": "f", "solve_s": "f", "nodes": "d", "guesses": "d"}
 #: The statuses whose messages the failure lines sum up.
 FAILURES = (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value)
 #: The most distinct message shapes kept per failing status (the rest are counted only).
@@ -83,10 +86,11 @@ class CompactRows:
         self.limit = limit
         self.datasets, self.backends = Labels(), Labels()
         self.dataset, self.backend = array("H"), array("H")
-        self.line, self.hash = array("q"), array("q")
-        self.size, self.repeat = array("H"), array("q")
+        self.line = array("I")  # a line past 2**32 (a file of 300 GB) would not fit
+        self.hash = array("q")
+        self.size, self.repeat = array("B"), array("I")
         self.status, self.solutions = array("B"), array("b")
-        self.floats = {name: array("d") for name in FLOATS}
+        self.floats = {name: array(FLOAT_TYPES[name]) for name in FLOATS}
         self._floats = list(self.floats.items())
         self.native: dict[str, array] = {}
         self.not_numbers: set[str] = set()  # native columns that held text
@@ -147,10 +151,9 @@ class CompactRows:
 
     def failure_lines(self) -> list[str]:
         """One line per failing status (WRONG, ERROR, MEMOUT) naming its most common reason."""
-        counts = np.bincount(self.statuses(), minlength=len(STATUSES))
         lines = []
         for status in FAILURES:
-            total = int(counts[STATUSES.index(status)])
+            total = int(np.count_nonzero(self.statuses() == STATUSES.index(status)))
             shapes = self.shapes[status]
             if total and shapes:
                 count, example = max(shapes.values(), key=lambda seen: seen[0])
@@ -159,8 +162,7 @@ class CompactRows:
 
     def present(self) -> set[str]:
         """The statuses some row has."""
-        counts = np.bincount(self.statuses(), minlength=len(STATUSES))
-        return {s for s, k in zip(STATUSES, counts, strict=True) if k}
+        return {STATUSES[code] for code in np.unique(self.statuses()).tolist()}
 
     # -- as numpy arrays (views, no copies) --------------------------------------------
 
@@ -168,15 +170,16 @@ class CompactRows:
         return np.frombuffer(self.status, dtype=np.uint8)
 
     def column(self, name: str) -> np.ndarray:
-        """A float column (:data:`FLOATS` or native) as a float64 array."""
+        """A float column (:data:`FLOATS` or native) as a float array (a view)."""
         source = self.floats.get(name)
-        return np.frombuffer(self.native[name] if source is None else source, dtype=np.float64)
+        source = self.native[name] if source is None else source
+        return np.frombuffer(source, dtype=np.float32 if source.typecode == "f" else np.float64)
 
     def puzzle_ids(self) -> np.ndarray:
         """One int64 a row naming its puzzle: its dataset's code and its line."""
-        return (np.frombuffer(self.dataset, dtype=np.uint16).astype(np.int64) << 40) | (
-            np.frombuffer(self.line, dtype=np.int64)
-        )
+        ids = np.frombuffer(self.dataset, dtype=np.uint16).astype(np.int64) << 40
+        ids |= np.frombuffer(self.line, dtype=np.uint32)
+        return ids
 
     def natives(self) -> list[str]:
         """The native statistics that held numbers only."""

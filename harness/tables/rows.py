@@ -2,7 +2,7 @@
 
 A table of rows is a dict of columns (:data:`Columns`): a key or status column is
 :class:`Coded` (an integer code a row and the distinct values; -1 where unknown), a number
-column a float64 array (NaN where unknown). Callers may give plain lists instead, with None
+column a float array (NaN where unknown). Callers may give plain lists instead, with None
 or NaN where unknown (:mod:`harness.tables.frames` passes a DataFrame's): :func:`coded` and
 :func:`floats` turn them into those. With ``--repeat K`` the K rows of one (puzzle, backend)
 reduce to the median of each number and the first known status by repeat (:func:`reduce`),
@@ -99,9 +99,10 @@ def coded(values: Any) -> Coded:
 
 
 def floats(values: Any) -> np.ndarray:
-    """A numeric column as a float64 array, NaN where unknown (or not a number)."""
+    """A numeric column as a float array (float64, or float32 as given), NaN where unknown
+    (or not a number)."""
     if isinstance(values, np.ndarray) and values.dtype.kind == "f":
-        return values.astype(np.float64, copy=False)
+        return values
     if isinstance(values, Coded):
         values = values.decoded()
     try:

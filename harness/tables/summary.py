@@ -66,9 +66,9 @@ def run_puzzles(rows: CompactRows) -> Columns:
     reduced (see :func:`harness.tables.rows.reduce`)."""
     from harness.results.compact import STATUSES
 
-    sizes = np.frombuffer(rows.size, dtype=np.uint16)
+    sizes = np.frombuffer(rows.size, dtype=np.uint8)
     known = [size for size in np.unique(sizes).tolist() if size]  # 0: unknown
-    size_codes = np.full(1 << 16, -1, dtype=np.int8)
+    size_codes = np.full(1 << 8, -1, dtype=np.int8)
     size_codes[known] = np.arange(len(known))
     raw: Columns = {
         "dataset": Coded(np.frombuffer(rows.dataset, np.uint16), rows.datasets.values),
@@ -83,7 +83,7 @@ def run_puzzles(rows: CompactRows) -> Columns:
         raw["line"] = _puzzle_codes(rows)  # which rows are of one puzzle
     if not repeated:
         return raw  # one row per puzzle and backend (a run writes each key once)
-    raw["repeat"] = np.frombuffer(rows.repeat, dtype=np.int64).astype(np.float64)
+    raw["repeat"] = np.frombuffer(rows.repeat, dtype=np.uint32).astype(np.float64)
     return reduce_coded(raw, numeric, ("status", "size"), ("dataset", "line", "backend"))
 
 
@@ -140,7 +140,8 @@ class _Statuses:
 
     def isin(self, names: Iterable[str]) -> np.ndarray:
         wanted = {str(name) for name in names}
-        return np.isin(self.status.codes, [i for i, t in enumerate(self.text) if t in wanted])
+        table = np.array([t in wanted for t in self.text] + [False])  # code -1: the last
+        return table[self.status.codes]
 
     def counts(self, group: np.ndarray) -> dict[str, int]:
         """How many puzzles of the group (a mask) have each status."""
@@ -170,19 +171,20 @@ def _statistics(puzzles: Columns, answered: np.ndarray, solved: np.ndarray) -> d
     row: dict[str, Any] = {}
     solve = _known(puzzles["solve_s"], answered)
     row["median_ms"] = _median(solve) * 1000
-    row["mean_ms"] = float(solve.mean()) * 1000 if len(solve) else NAN
+    row["mean_ms"] = float(solve.mean(dtype=np.float64)) * 1000 if len(solve) else NAN
     row["max_ms"] = float(solve.max()) * 1000 if len(solve) else NAN
     del solve
     row["encode_ms"] = _median(_known(puzzles["encode_s"], answered)) * 1000
     nodes = _known(puzzles["nodes"], answered)
-    row["nodes_mean"] = float(nodes.mean()) if len(nodes) else NAN
+    row["nodes_mean"] = float(nodes.mean(dtype=np.float64)) if len(nodes) else NAN
     row["nodes_max"] = float(nodes.max()) if len(nodes) else NAN
     row["nodes_median"] = _median(nodes)
+    del nodes
     guesses = _known(puzzles["guesses"], solved)
     row["no_guess_pct"] = (
         100.0 * np.count_nonzero(guesses == 0) / len(guesses) if len(guesses) else NAN
     )
-    row["guesses_per_puzzle"] = float(guesses.mean()) if len(guesses) else NAN
+    row["guesses_per_puzzle"] = float(guesses.mean(dtype=np.float64)) if len(guesses) else NAN
     order = (
         "median_ms",
         "mean_ms",
