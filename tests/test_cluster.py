@@ -156,7 +156,7 @@ def test_a_frozen_worker_s_chunks_are_timeout_and_the_run_completes(tmp_path: Pa
     out = tmp_path / "r.csv"
     with local_cluster() as (local, client):
         pids = client.run(os.getpid)
-        command = [HARNESS, "run", "-q", "-b", "mrv", "-b", "ac3", "--timeout", "1"]
+        command = [HARNESS, "run", "-q", "-b", "mrv", "-b", "ac3", "--timeout", "5"]
         command += ["--cluster", local.scheduler_address, "--out", str(out), HARD]
         run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         victim = _busy_worker(client, pids, out)

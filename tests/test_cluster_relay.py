@@ -10,9 +10,13 @@ from harness.run.cluster.relay import SILENT_FLOOR_S, Heartbeats, Relay
 
 
 class FakeFuture:
-    def __init__(self, key: str) -> None:
+    def __init__(self, key: str, done: bool = False) -> None:
         self.key = key
+        self.finished = done
         self.cancelled = False
+
+    def done(self) -> bool:
+        return self.finished
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -22,13 +26,17 @@ class FakeFuture:
 
 
 class FakeClient:
-    """Two workers, ``a`` and ``b``, each holding what :attr:`held` says; a heartbeat of a
-    worker is a new ``last_seen`` in :attr:`seen`."""
+    """Two workers, ``a`` and ``b``, each running what :attr:`held` says and keeping the
+    outcomes :attr:`kept` says; a heartbeat of a worker is a new ``last_seen`` in :attr:`seen`."""
 
     def __init__(self) -> None:
         self.seen = {"a": 100.0, "b": 100.0}
         self.held: dict[str, list[str]] = {"a": [], "b": []}
+        self.kept: dict[str, list[str]] = {}
         self.submitted: list[dict[str, Any]] = []
+
+    def who_has(self, futures: list[FakeFuture]) -> dict[str, list[str]]:
+        return {f.key: self.kept.get(f.key, []) for f in futures}
 
     def scheduler_info(self, n_workers: int = -1) -> dict[str, Any]:
         return {"workers": {w: {"last_seen": t} for w, t in self.seen.items()}}
@@ -89,3 +97,19 @@ def test_every_worker_silent_stops_the_run() -> None:
     answers = [ours.recv() for _ in range(3)]
     assert [("silent", 0), ("silent", 1), ("failed", None)] == [a[:2] for a in answers]
     assert "every Dask worker of the cluster stopped answering" == answers[2][2]
+
+
+def test_a_finished_chunk_kept_on_a_silent_worker_is_given_up() -> None:
+    """A chunk done on a worker that fell silent before its outcomes were fetched: silent too."""
+    client = FakeClient()
+    ours, theirs = Pipe()
+    relay = Relay(client, theirs)
+    relay.futures[0] = FakeFuture("run_chunk-1", done=True)
+    relay.futures[1] = FakeFuture("run_chunk-2", done=True)
+    relay.limits.update({0: SILENT_FLOOR_S, 1: SILENT_FLOOR_S})
+    client.kept = {"run_chunk-1": ["a"], "run_chunk-2": ["b"]}
+    relay.give_up_silent(now=0.0)
+    client.seen["b"] = 101.0
+    relay.give_up_silent(now=SILENT_FLOOR_S)
+    assert (("silent", 0), [1]) == (ours.recv()[:2], list(relay.futures))
+    assert not ours.poll(0)

@@ -4,11 +4,13 @@ silent.
 
 A Dask worker whose process is stopped (SIGSTOP, a frozen host) holds its chunks without
 dying: the scheduler would wait minutes for its heartbeats
-(``distributed.scheduler.worker-ttl``) before it ran them elsewhere. While chunks are in
-flight, the relay looks at every worker's last heartbeat each :data:`CHECK_S`; a chunk held
-by a worker silent for longer than its tasks' limit (at least :data:`SILENT_FLOOR_S`) has
-answered none of them within that limit: its tasks are TIMEOUT, as a local solve that does
-not answer in time is, and that worker gets no more chunks.
+(``distributed.scheduler.worker-ttl``) before it ran them elsewhere, and a finished chunk's
+outcomes, kept on that worker, could not be fetched. So each chunk's outcomes are fetched
+in a thread of their own, and while chunks are in flight the relay looks at every worker's
+last heartbeat each :data:`CHECK_S`: a chunk held by a worker silent for longer than its
+tasks' limit (at least :data:`SILENT_FLOOR_S`) has answered none of them within that
+limit. Its tasks are TIMEOUT, as a local solve that does not answer in time is, and that
+worker gets no more chunks.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import queue
 import sys
 import threading
 import time
+from collections.abc import Collection
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -63,12 +66,15 @@ class Relay:
     """Submits each chunk the harness sends (``("submit", key, pickled tasks, memory
     limit, budget, limit)``, where ``limit`` is the seconds its slowest task may take before
     it is killed; ``("cancel", key)`` withdraws one) and sends back ``(kind, key, value)``
-    for each (see :meth:`finished`) until the harness closes its end of the pipe."""
+    for each (see :meth:`finished`) until the harness closes its end of the pipe. Only
+    :meth:`run`'s thread writes to the pipe."""
 
     def __init__(self, client: Any, pipe: Connection) -> None:
         self.client, self.pipe = client, pipe
-        self.finished_queue: queue.SimpleQueue[tuple[int, Any] | None] = queue.SimpleQueue()
-        self.futures: dict[int, Any] = {}  # in flight, by key
+        #: What to send the harness, from the threads fetching outcomes; None: the harness
+        #: closed its end.
+        self.outbox: queue.SimpleQueue[tuple[str, int, Any] | None] = queue.SimpleQueue()
+        self.futures: dict[int, Any] = {}  # in flight (not sent back yet), by key
         self.limits: dict[int, float] = {}  # seconds of silence each chunk in flight allows
         self.silent_workers: set[str] = set()  # given up: no more chunks for them
         self.heartbeats = Heartbeats()
@@ -78,20 +84,21 @@ class Relay:
         threading.Thread(target=self.read, name="chunks from the harness", daemon=True).start()
         checked = time.monotonic()
         while True:
-            try:
-                item = self.finished_queue.get(timeout=CHECK_S)
-            except queue.Empty:
-                item = ()
-            if item is None:
-                return
-            if item:
-                key, future = item
-                if self.futures.pop(key, None) is not None:  # not cancelled
-                    self.limits.pop(key, None)
-                    self.pipe.send(self.finished(key, future))
+            with contextlib.suppress(queue.Empty):  # none finished: time for a look
+                message = self.outbox.get(timeout=CHECK_S)
+                if message is None:
+                    return
+                self._send_back(message)
             if self.futures and time.monotonic() - checked >= CHECK_S:
                 checked = time.monotonic()
                 self.give_up_silent(checked)
+
+    def _send_back(self, message: tuple[str, int, Any]) -> None:
+        """Send the harness what became of a chunk, unless it was withdrawn already."""
+        key = message[1]
+        if self.futures.pop(key, None) is not None:
+            self.limits.pop(key, None)
+            self.pipe.send(message)
 
     def read(self) -> None:
         """Take the harness's messages. Ends at the harness's end of the pipe, or when the
@@ -104,12 +111,13 @@ class Relay:
                 elif (future := self.futures.pop(message[1], None)) is not None:
                     self.limits.pop(message[1], None)
                     future.cancel()
-        self.finished_queue.put(None)
+        self.outbox.put(None)
 
     def submit(
         self, key: int, sent: bytes, memory_limit_mib: float | None, budget_s: float, limit_s: float
     ) -> None:
-        """Submit a chunk, to a worker not given up."""
+        """Submit a chunk, to a worker not given up; its outcomes are fetched, once it is
+        done, in a thread of their own (from a worker stopped meanwhile, never)."""
         restrict = {}
         if self.silent_workers:  # (if every worker is, the run stops: see give_up_silent)
             workers = self.client.scheduler_info(n_workers=-1)["workers"]
@@ -120,7 +128,13 @@ class Relay:
         )
         self.limits[key] = max(SILENT_FLOOR_S, limit_s)
         self.futures[key] = future
-        future.add_done_callback(lambda done: self.finished_queue.put((key, done)))
+
+        def fetch() -> None:
+            self.outbox.put(self.finished(key, future))
+
+        future.add_done_callback(
+            lambda _: threading.Thread(target=fetch, name="chunk outcomes", daemon=True).start()
+        )
 
     def finished(self, key: int, future: Any) -> tuple[str, int, Any]:
         """A finished chunk for the harness: ``("done", key, pickled outcomes)``;
@@ -142,18 +156,36 @@ class Relay:
         it, and send that worker no more chunks; ``("failed", None, message)`` when every
         worker is given up."""
         silence = self.heartbeats.silence(self.client.scheduler_info(n_workers=-1)["workers"], now)
-        by_future = {future.key: key for key, future in dict(self.futures).items()}
-        for address, held in self.client.processing(list(silence)).items():
-            for key in (by_future[k] for k in held if k in by_future):
-                if silence[address] < self.limits.get(key, float("inf")):
-                    continue
-                self.silent_workers.add(address)
-                self.limits.pop(key, None)
-                future = self.futures.pop(key, None)
-                if future is not None:
-                    future.cancel()
-                    message = f"no answer: the Dask worker {address} holding this chunk "
-                    message += f"was silent for {silence[address]:.0f} s"
-                    self.pipe.send(("silent", key, message))
+        stale = [address for address, seconds in silence.items() if seconds >= SILENT_FLOOR_S]
+        if not stale:
+            return
+        for key, address in self._held_by(stale).items():
+            if silence[address] < self.limits.get(key, float("inf")):
+                continue
+            self.silent_workers.add(address)
+            self.limits.pop(key, None)
+            future = self.futures.pop(key, None)
+            if future is not None:
+                future.cancel()
+                message = f"no answer: the Dask worker {address} holding this chunk "
+                message += f"was silent for {silence[address]:.0f} s"
+                self.pipe.send(("silent", key, message))
         if self.silent_workers and self.silent_workers >= set(silence):
             self.pipe.send(("failed", None, "every Dask worker of the cluster stopped answering"))
+
+    def _held_by(self, workers: Collection[str]) -> dict[int, str]:
+        """The chunks in flight that ``workers`` hold, by key, with the worker holding each:
+        running or queued there, or finished there and not fetched yet."""
+        futures = dict(self.futures)
+        by_future = {future.key: key for key, future in futures.items()}
+        held = {
+            by_future[name]: address
+            for address, names in self.client.processing(list(workers)).items()
+            for name in names
+            if name in by_future
+        }
+        done = [future for future in futures.values() if future.done()]
+        for name, where in (self.client.who_has(done) if done else {}).items():
+            if name in by_future and where and set(where) <= set(workers):
+                held[by_future[name]] = where[0]
+        return held
