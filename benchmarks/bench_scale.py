@@ -14,6 +14,8 @@ kept in a cache folder for the next time), runs ``harness run -q -b BACKEND --jo
 * peak resident memory of the harness process, and of its children together (the workers,
   or the Dask processes), sampled every 0.1 s with psutil;
 * CSV bytes a row, and the statuses (every row should be SOLVED);
+* the harness process's CPU a row (its own work: reading, judging, writing, progress),
+  which the machine's load changes less than the wall;
 * with ``--table`` / ``--report``: ``harness table`` and ``harness report`` on the CSV, their
   wall seconds, peak memory and (report) page size.
 
@@ -103,10 +105,12 @@ def puzzle_file(count: int, seed: int) -> Path:
 
 @dataclass
 class Peaks:
-    """Peak resident memory of a process and of its descendants together, MiB."""
+    """Peak resident memory of a process and of its descendants together, MiB; and the
+    CPU seconds of the process as last sampled (before it ended)."""
 
     own: float = 0.0
     children: float = 0.0
+    cpu_s: float = 0.0
 
 
 def measured(command: list[str]) -> tuple[float, Peaks, subprocess.CompletedProcess]:
@@ -120,6 +124,8 @@ def measured(command: list[str]) -> tuple[float, Peaks, subprocess.CompletedProc
         while not done.wait(0.1):
             try:
                 peaks.own = max(peaks.own, process.memory_info().rss / 2**20)
+                times = process.cpu_times()
+                peaks.cpu_s = times.user + times.system
                 kids = process.children(recursive=True)
                 total = 0.0
                 for kid in kids:
@@ -169,11 +175,13 @@ def one_size(count: int, args: argparse.Namespace, folder: Path) -> dict[str, fl
         "rss_mib": peaks.own,
         "children_mib": peaks.children,
         "csv_bytes_row": out.stat().st_size / rows,
+        "parent_us_row": peaks.cpu_s / rows * 1e6,
     }
     print(
         f"N={count:>9,}  wall {wall:8.1f} s  {count / wall:8,.0f}/s  wall/(work/jobs) "
         f"{wall / work:5.2f}  harness RSS {peaks.own:6.0f} MiB  children {peaks.children:6.0f} MiB"
-        f"  CSV {figures['csv_bytes_row']:.0f} B/row  {statuses}",
+        f"  CSV {figures['csv_bytes_row']:.0f} B/row  harness CPU "
+        f"{figures['parent_us_row']:.1f} us/row  {statuses}",
         flush=True,
     )
     for name in ("table", "report") if args.report else ():
