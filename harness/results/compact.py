@@ -14,12 +14,13 @@ import math
 import re
 from array import array
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from backends.base import Status
 from harness.results.schema import BASE_COLUMNS
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: The statuses by code (the code of a status is its position).
 STATUSES: tuple[str, ...] = tuple(s.value for s in Status)
@@ -153,7 +154,7 @@ class CompactRows:
         """One line per failing status (WRONG, ERROR, MEMOUT) naming its most common reason."""
         lines = []
         for status in FAILURES:
-            total = int(np.count_nonzero(self.statuses() == STATUSES.index(status)))
+            total = self.status.count(STATUSES.index(status))
             shapes = self.shapes[status]
             if total and shapes:
                 count, example = max(shapes.values(), key=lambda seen: seen[0])
@@ -162,21 +163,27 @@ class CompactRows:
 
     def present(self) -> set[str]:
         """The statuses some row has."""
-        return {STATUSES[code] for code in np.unique(self.statuses()).tolist()}
+        return {status for code, status in enumerate(STATUSES) if code in self.status}
 
-    # -- as numpy arrays (views, no copies) --------------------------------------------
+    # -- as numpy arrays (views, no copies): numpy is imported only here, at the end ------
 
     def statuses(self) -> np.ndarray:
+        import numpy as np
+
         return np.frombuffer(self.status, dtype=np.uint8)
 
     def column(self, name: str) -> np.ndarray:
         """A float column (:data:`FLOATS` or native) as a float array (a view)."""
+        import numpy as np
+
         source = self.floats.get(name)
         source = self.native[name] if source is None else source
         return np.frombuffer(source, dtype=np.float32 if source.typecode == "f" else np.float64)
 
     def puzzle_ids(self) -> np.ndarray:
         """One int64 a row naming its puzzle: its dataset's code and its line."""
+        import numpy as np
+
         ids = np.frombuffer(self.dataset, dtype=np.uint16).astype(np.int64) << 40
         ids |= np.frombuffer(self.line, dtype=np.uint32)
         return ids

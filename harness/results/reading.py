@@ -7,9 +7,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from backends.base import Status
 from harness.results.schema import (
@@ -20,6 +18,9 @@ from harness.results.schema import (
     row_key,
     unescape_cell,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _STATUSES = frozenset(s.value for s in Status)
 
@@ -86,6 +87,8 @@ class Resumable:
 
     def done(self, key: tuple[str, ...]) -> bool:
         """Whether the CSV holds a row with this resume key."""
+        import numpy as np
+
         at = int(np.searchsorted(self.keys, hash(key)))
         return at < len(self.keys) and self.keys[at] == hash(key)
 
@@ -115,6 +118,8 @@ def check_resumable(
             f"{path}: its rows were measured with --limit-solutions {min(other)}, "
             f"not {limit}; resume with the same limit or choose another --out"
         )
+    import numpy as np  # here: a run that resumes nothing does not load it
+
     return Resumable(header, len(keys), np.sort(np.array(keys, dtype=np.int64)))
 
 
