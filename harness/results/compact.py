@@ -89,7 +89,8 @@ class CompactRows:
         self.dataset, self.backend = array("H"), array("H")
         self.line = array("I")  # a line past 2**32 (a file of 300 GB) would not fit
         self.hash = array("q")
-        self.size, self.repeat = array("B"), array("I")
+        self.size = array("B")
+        self.repeat = array("I")  # empty while every repeat is 0 (--repeat 1)
         self.status, self.solutions = array("B"), array("b")
         self.floats = {name: array(FLOAT_TYPES[name]) for name in FLOATS}
         self._floats = list(self.floats.items())
@@ -109,7 +110,11 @@ class CompactRows:
         self.line.append(int(get("line")))
         size, solutions = get("size"), get("solutions")
         self.size.append(size if size.__class__ is int else _whole(size, 0))
-        self.repeat.append(int(get("repeat")))
+        repeat = int(get("repeat"))
+        if repeat or self.repeat:
+            if not self.repeat:
+                self.repeat = array("I", bytes(4 * len(self.status)))
+            self.repeat.append(repeat)
         self.status.append(status)
         self.solutions.append(solutions if solutions.__class__ is int else _whole(solutions, -1))
         if self.limit == 2:

@@ -78,7 +78,7 @@ def run_puzzles(rows: CompactRows) -> Columns:
     }
     numeric = [*SUMMARY_NUMERIC, *rows.natives()]
     raw.update({c: rows.column(c) for c in numeric})
-    repeated = len(set(rows.repeat)) > 1
+    repeated = bool(rows.repeat)  # kept once a repeat is not 0
     if len(rows.backends.values) > 1 or repeated:
         raw["line"] = _puzzle_codes(rows)  # which rows are of one puzzle
     if not repeated:
@@ -226,8 +226,10 @@ def summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
     :func:`by_speed`)."""
     puzzles = _normalized(puzzles)
     n = len(next(iter(puzzles.values()), []))
-    nan = np.full(n, NAN)
-    puzzles = {**{c: nan for c in SUMMARY_NUMERIC}, **puzzles}
+    missing_numbers = [c for c in SUMMARY_NUMERIC if c not in puzzles]
+    if missing_numbers:
+        nan = np.full(n, NAN)
+        puzzles = {**{c: nan for c in missing_numbers}, **puzzles}
     by = grouping(puzzles) if by is None else tuple(by)
     statuses = _Statuses(puzzles)
     answered, solved = statuses.isin(ANSWERED), statuses.isin((Status.SOLVED,))
