@@ -111,12 +111,12 @@ def oracle_native_summary(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def same_value(x: object, y: object) -> bool:
-    """Equal, NaN equal to NaN, numbers equal to 6 significant figures (finer than the 3
-    the tables print: sums may add up in another order, times be kept in single precision)."""
+    """Equal, NaN equal to NaN, numbers equal to 12 significant figures (far finer than the
+    3 the tables print: sums may add up in another order)."""
     if x == y or (x != x and y != y):
         return True
     if isinstance(x, int | float) and isinstance(y, int | float):
-        return math.isclose(x, y, rel_tol=1e-6)
+        return math.isclose(x, y, rel_tol=1e-12)
     return False
 
 

@@ -27,9 +27,10 @@ STATUSES: tuple[str, ...] = tuple(s.value for s in Status)
 _STATUS_CODE = {**{s: i for i, s in enumerate(STATUSES)}, **{s: i for i, s in enumerate(Status)}}
 #: The float columns kept for every row.
 FLOATS = ("encode_s", "solve_s", "nodes", "guesses")
-#: How each is kept: times in single precision (7 figures, far below a timer's resolution),
-#: counters in double (whole numbers exact up to 2**53).
-FLOAT_TYPES = {"encode_s": "f", "solve_s": "f", "nodes": "d", "guesses": "d"}
+#: How each is kept: times and counters in double precision (the tables print what pandas
+#: computes from the CSV), guesses in single (whole numbers exact up to 2**24, a mean and a
+#: share of zeros printed to 3 figures).
+FLOAT_TYPES = {"encode_s": "d", "solve_s": "d", "nodes": "d", "guesses": "f"}
 #: The statuses whose messages the failure lines sum up.
 FAILURES = (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value)
 #: The most distinct message shapes kept per failing status (the rest are counted only).

@@ -169,14 +169,18 @@ def _median(values: np.ndarray) -> float:
 def _statistics(puzzles: Columns, answered: np.ndarray, solved: np.ndarray) -> dict[str, Any]:
     """The statistics of a group's puzzles with an answer and of those SOLVED (masks)."""
     row: dict[str, Any] = {}
-    solve = _known(puzzles["solve_s"], answered)
-    row["median_ms"] = _median(solve) * 1000
-    row["mean_ms"] = float(solve.mean(dtype=np.float64)) * 1000 if len(solve) else NAN
-    row["max_ms"] = float(solve.max()) * 1000 if len(solve) else NAN
-    del solve
-    row["encode_ms"] = _median(_known(puzzles["encode_s"], answered)) * 1000
+    ms = _known(puzzles["solve_s"], answered)
+    ms *= 1000  # in ms before any statistic, as pandas computes them from the CSV
+    row["mean_ms"] = float(ms.mean()) if len(ms) else NAN
+    row["max_ms"] = float(ms.max()) if len(ms) else NAN
+    row["median_ms"] = _median(ms)
+    del ms
+    encode = _known(puzzles["encode_s"], answered)
+    encode *= 1000
+    row["encode_ms"] = _median(encode)
+    del encode
     nodes = _known(puzzles["nodes"], answered)
-    row["nodes_mean"] = float(nodes.mean(dtype=np.float64)) if len(nodes) else NAN
+    row["nodes_mean"] = float(nodes.mean()) if len(nodes) else NAN
     row["nodes_max"] = float(nodes.max()) if len(nodes) else NAN
     row["nodes_median"] = _median(nodes)
     del nodes
@@ -185,16 +189,8 @@ def _statistics(puzzles: Columns, answered: np.ndarray, solved: np.ndarray) -> d
         100.0 * np.count_nonzero(guesses == 0) / len(guesses) if len(guesses) else NAN
     )
     row["guesses_per_puzzle"] = float(guesses.mean(dtype=np.float64)) if len(guesses) else NAN
-    order = (
-        "median_ms",
-        "mean_ms",
-        "max_ms",
-        "encode_ms",
-        "nodes_median",
-        "nodes_mean",
-        "nodes_max",
-    )
-    return {name: row[name] for name in (*order, "no_guess_pct", "guesses_per_puzzle")}
+    order = ("median_ms", "mean_ms", "max_ms", "encode_ms", "nodes_median", "nodes_mean")
+    return {name: row[name] for name in (*order, "nodes_max", "no_guess_pct", "guesses_per_puzzle")}
 
 
 def _planned(puzzles: Columns, by: Sequence[str]) -> Callable[[tuple, int], int]:
