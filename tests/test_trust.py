@@ -257,18 +257,22 @@ def test_a_disputed_count_is_settled_by_the_harness(tmp_path: Path, fakes: None)
 def test_a_count_of_two_for_a_unique_puzzle_is_refuted() -> None:
     """The harness's exhaustive search refutes a claim of two solutions for a unique puzzle."""
     from harness.check.crosscheck import cross_check
+    from harness.check.judge import settle_count
+    from harness.results.compact import STATUSES, CompactRows
 
     puzzle = pattern_puzzle(2, 1).to_string()
     solution = pattern_puzzle(2, 0).to_string()
-    rows = [
-        {"dataset": "d", "line": "1", "puzzle": puzzle, "limit": "2", "backend": b}
-        | {"status": "SOLVED", "solutions": count, "solution": solution, "message": ""}
-        for b, count in (("a", "1"), ("b", "2"))
-    ]
-    from harness.check.judge import settle_count
-
-    assert 1 == cross_check(rows, lambda p, s: settle_count(p, s, 10))
-    assert ["SOLVED", "WRONG"] == [r["status"] for r in rows]
+    rows = CompactRows(limit=2)
+    for backend, count in (("a", "1"), ("b", "2")):
+        rows.add(
+            {"dataset": "d", "line": "1", "puzzle": puzzle, "limit": "2", "backend": backend}
+            | {"repeat": "0", "status": "SOLVED", "solutions": count, "solution": solution}
+        )
+    verdicts = cross_check(
+        rows, lambda p, s: settle_count(p, s, 10), lambda at: {0: (puzzle, solution)}
+    )
+    assert ["b"] == [rows.backends.values[rows.backend[i]] for i in verdicts]
+    assert ["SOLVED", "WRONG"] == [STATUSES[code] for code in rows.status]
 
 
 # --- item 9: one line and the documented code, never a traceback ----------------------------

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import shlex
 import sys
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +24,6 @@ from harness.cli.common import (
     gate_options,
     interrupted_code,
     jobs_option,
-    load_records,
     out_option,
     quiet_option,
     stop_signals,
@@ -34,8 +31,9 @@ from harness.cli.common import (
 )
 from harness.cli.progress import Progress
 from harness.exit_codes import CheckExit, RunExit
-from harness.gc_pause import gc_paused
-from harness.puzzles.readers import PuzzleRecord
+from harness.puzzles.readers import BadLines
+from harness.puzzles.readers.files import PuzzleFiles
+from harness.results.compact import CompactRows
 from harness.run import runner
 
 if TYPE_CHECKING:
@@ -62,7 +60,7 @@ def cluster_target(
     return target
 
 
-def exit_code_for(statuses: Sequence[str]) -> int:
+def exit_code_for(statuses: Iterable[str]) -> int:
     present = set(statuses)
     if Status.WRONG.value in present:
         return RunExit.WRONG
@@ -223,11 +221,32 @@ def run(
     if against is not None:  # the twins SPEC@REV, checked before any file is read
         config = _against(config, against)
     _note_jobs(jobs, quiet)
-    records, bad = load_records(config.datasets, skip_invalid, max_bad_lines)
-    config = dataclasses.replace(config, skipped=bad)
-    result = _solve(records, config, quiet)
+    puzzles = click.get_current_context().with_resource(PuzzleFiles(config.datasets))
+    bad = scan_puzzles(puzzles, skip_invalid, max_bad_lines)
+    config = dataclasses.replace(config, skipped=bad.kept, skipped_more=bad.more)
+    result = _solve(puzzles, config, quiet)
     gate = GateOptions(baseline, only_common, compare_time_anyway)
-    sys.exit(report(result, records, config, gate, by_tier))
+    sys.exit(report(result, puzzles, config, gate, by_tier))
+
+
+def scan_puzzles(puzzles: PuzzleFiles, skip_invalid: bool, max_bad: int) -> BadLines:
+    """Read every file once (counting its puzzles); bad lines stop the run unless
+    ``skip_invalid``: the first ``max_bad`` are shown, the rest counted."""
+    try:
+        bad = puzzles.scan(max_bad).bad
+    except SudokuError as exc:
+        raise UserError(str(exc)) from None
+    if bad.count and not skip_invalid:
+        click.echo(str(bad), err=True)
+        raise UserError(
+            f"{bad.count} bad puzzle line(s); fix them or pass --skip-invalid to run the rest"
+        )
+    if bad.count:
+        click.echo(f"skipping {bad.count} bad line(s):", err=True)
+        click.echo(str(bad), err=True)
+    if not sum(puzzles.counts.values()):
+        raise UserError(f"no puzzles found in {', '.join(puzzles.paths)}")
+    return bad
 
 
 def _checked_config(
@@ -242,10 +261,10 @@ def _checked_config(
     cannot read, or settings the runner refuses, are one line now, not after the run."""
     try:
         config = dataclasses.replace(_config(given, jobs, out, resume), cluster=target)
-        if baseline is not None:
+        if baseline is not None:  # every row checked, a row at a time
             from harness.results.metadata import read_meta
 
-            results.read_results(baseline)
+            results.check_results(baseline)
             read_meta(baseline)
         runner.validate(config)
     except SudokuError as exc:
@@ -342,14 +361,12 @@ def resume_command(config: runner.RunConfig, width: int = 100) -> str:
     return " \\\n".join(("  " if i == 0 else "    ") + line for i, line in enumerate(lines))
 
 
-def _solve(
-    records: Sequence[PuzzleRecord], config: runner.RunConfig, quiet: bool
-) -> runner.RunResult:
+def _solve(puzzles: PuzzleFiles, config: runner.RunConfig, quiet: bool) -> runner.RunResult:
     """Run with a progress bar; a stop signal ends it with the resume hint and its code."""
-    total = runner.total_steps(records, config)
+    total = runner.total_steps(sum(puzzles.counts.values()), config)
     try:
         with stop_signals(), Progress(total, quiet=quiet) as bar:
-            return runner.run(records, config, progress=bar.update)
+            return runner.run(puzzles, config, progress=bar.update)
     except SudokuError as exc:  # a CSV that cannot be resumed or is busy: found before solving
         raise UserError(str(exc)) from None
     except OSError as exc:  # cannot write the CSV or its metadata (rows so far are kept)
@@ -366,60 +383,45 @@ def _solve(
         sys.exit(interrupted_code(stop))
 
 
-def failure_summary(rows: Sequence[Mapping[str, str]]) -> list[str]:
-    """One line per failing status (WRONG, ERROR, MEMOUT) naming its most common reason."""
-    lines = []
-    for status in (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value):
-        messages = [r.get("message") or "(no message)" for r in rows if r["status"] == status]
-        if not messages:
-            continue
-        shapes = Counter(re.sub(r"\d+(\.\d+)?", "#", m) for m in messages)
-        shape, count = shapes.most_common(1)[0]
-        example = next(m for m in messages if re.sub(r"\d+(\.\d+)?", "#", m) == shape)
-        lines.append(f"{status}: {len(messages)} row(s); most common reason ({count}): {example}")
-    return lines
-
-
-def print_tables(
-    rows: Sequence[Mapping[str, str]], records: Sequence[PuzzleRecord], by_tier: bool
-) -> None:
-    """The summary of the run's rows (held in memory: no re-reading, no pandas), then the
-    native statistics and, ``by_tier``, the table per difficulty tier."""
+def print_tables(rows: CompactRows, puzzles: PuzzleFiles | None, by_tier: bool) -> None:
+    """The summary of the run's rows (their compact columns: no re-reading, no pandas),
+    then the native statistics and, ``by_tier``, the table per difficulty tier."""
     from harness.tables import render, summary
 
-    with gc_paused():  # the tables' many small objects hold no cycles (~1/5 of their time)
-        puzzles = summary.for_tables(rows)
-        click.echo(render.render(summary.summary(puzzles)))
-        native = summary.native_summary(puzzles)
-        if native:
-            click.echo("\nnative statistics (medians over answered puzzles):")
-            click.echo(render.render_native(native))
-        if by_tier:
-            from harness.puzzles import rating
+    table = summary.run_puzzles(rows)
+    click.echo(render.render(summary.summary(table)))
+    native = summary.native_summary(table)
+    if native:
+        click.echo("\nnative statistics (medians over answered puzzles):")
+        click.echo(render.render_native(native))
+    if by_tier and puzzles is not None:
+        from harness.puzzles import rating
 
-            tiers = rating.tiers_of(r.puzzle.to_string() for r in records)
-            click.echo("\nby difficulty tier (harness rate):")
-            click.echo(render.render(summary.summary_by_tier(puzzles, tiers, rating.ALL_TIERS)))
+        tiers = summary.tiers_by_puzzle(
+            table, rows, puzzles.records(), lambda puzzle: rating.rate(puzzle).tier
+        )
+        click.echo("\nby difficulty tier (harness rate):")
+        click.echo(render.render(summary.summary_by_tier(table, tiers, rating.ALL_TIERS)))
 
 
 def report(
     result: runner.RunResult,
-    records: Sequence[PuzzleRecord],
+    puzzles: PuzzleFiles | None,
     config: runner.RunConfig,
     gate_options: GateOptions,
     by_tier: bool,
 ) -> int:
     """Print the tables, the notes and the gate's verdict; return the run's exit code."""
-    print_tables(result.rows, records, by_tier)
+    print_tables(result.rows, puzzles, by_tier)
     if result.resumed:
         click.echo(f"\nresumed: {result.resumed} row(s) were already in the CSV")
     if result.cross_checked:
         click.echo(f"cross-check: {result.cross_checked} claim(s) refuted by another backend")
-    for line in failure_summary(result.rows):
+    for line in result.rows.failure_lines():
         click.echo(fit(line))
     click.echo(f"\nrows: {result.csv_path}\nmetadata: {result.meta_path}")
-    twins = (config.against or {}).get("pairs", {})  # the old code's failures are not the run's
-    code = exit_code_for([row["status"] for row in result.rows if row["backend"] not in twins])
+    twins = set((config.against or {}).get("pairs", {}))  # the old code's failures: not the run's
+    code = exit_code_for(result.rows.present(excluding=twins))
     if gate_options.baseline is not None:
         from harness import gate
 

@@ -14,7 +14,7 @@ and ``--resume``. The names below are the package's public ones.
 from __future__ import annotations
 
 from harness.results.lock import exclusive
-from harness.results.reading import check_resumable, read_results, read_rows
+from harness.results.reading import check_results, check_resumable, read_results, read_rows
 from harness.results.schema import (
     BASE_COLUMNS,
     FORMULA_STARTS,
@@ -44,6 +44,7 @@ __all__ = [
     "Key",
     "ResultsError",
     "RowWriter",
+    "check_results",
     "check_resumable",
     "columns_for",
     "escape_cell",

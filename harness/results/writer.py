@@ -6,28 +6,23 @@ import csv
 import io
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.check.crosscheck import Settle, cross_check
+from harness.results.compact import CompactRows
 from harness.results.provenance import replace_atomically
-from harness.results.schema import (
-    _STARTS_RISKY,
-    _TEXT,
-    Key,
-    _format,
-    _text_key,
-    escape_cell,
-    row_key,
-)
+from harness.results.reading import whole_lines
+from harness.results.schema import _STARTS_RISKY, _TEXT, escape_cell
 
 #: The longest a written row may wait in the writer's buffer (see there), seconds.
 FLUSH_S = 0.05
+#: A cell change: row index (0 = the first row after the header) -> column -> new text.
+Changes = Mapping[int, Mapping[str, str]]
 
 
 class RowWriter:
-    """Appends rows to a CSV, so an interrupted run leaves a valid file.
+    """Appends rows to a CSV, so an interrupted run leaves a valid file; holds no row.
 
     Rows are flushed in batches: a finished row is in the file within :data:`FLUSH_S` of
     being written, provided the caller calls :meth:`flush_stale` while it waits (the runner
@@ -35,27 +30,32 @@ class RowWriter:
     SIGKILL reaches (Ctrl-C, SIGTERM, an error). A run killed outright loses at most the
     rows of that last window; a torn last line is cut off on reading and on resuming.
 
-    ``existing`` is the header and rows already in the file (as :func:`check_resumable`
-    read them) when a run is resumed: they are kept, a torn last line is cut off, and when
-    the new run needs columns the file lacks, the file is rewritten once (atomically) with
-    the wider header. Without it the file is started afresh; overwriting an existing one is
-    an error the caller must avoid.
+    ``header`` is the header of the rows already in the file when a run is resumed (they
+    are kept; a torn last line is cut off, and when the new run needs columns the file
+    lacks, the file is rewritten once, atomically, with the wider header). Without it the
+    file is started afresh; overwriting an existing one is an error the caller must avoid.
+    What the end of the run reads of each row goes to ``compact`` (the caller gives it the
+    rows already in the file).
     """
 
     def __init__(
         self,
         path: Path,
         columns: Sequence[str],
-        existing: tuple[list[str], list[dict[str, str]]] | None = None,
+        header: list[str] | None = None,
+        compact: CompactRows | None = None,
     ) -> None:
         self.path = path
-        header, rows = existing if existing is not None else ([], [])
+        header = header or []
         self.columns = header + [c for c in columns if c not in header]
-        self.rows: list[dict[str, str]] = rows  # every row of the file, as written
-        self.done: set[Key] = {row_key(r) for r in rows}
+        self.compact = compact
+        if compact is not None:
+            compact.add_native(self.columns)
         path.parent.mkdir(parents=True, exist_ok=True)
-        if self.columns != header or not _ends_with_newline(path):
-            _rewrite(path, self.columns, rows)
+        if not header:
+            rewrite(path, self.columns, fresh=True)
+        elif self.columns != header or not _ends_with_newline(path):
+            rewrite(path, self.columns)
         self._open()
 
     def _open(self) -> None:
@@ -74,9 +74,8 @@ class RowWriter:
             self._writer.writerow([escape_cell(t) for t in texts])
         else:
             self._writer.writerow(texts)
-        text = dict(zip(self.columns, texts, strict=True))
-        self.done.add(_text_key(text))
-        self.rows.append(text)
+        if self.compact is not None:
+            self.compact.add(row)
         if self._since is None:
             self._since = time.perf_counter()
         else:
@@ -100,18 +99,13 @@ class RowWriter:
         else:
             self.flush_stale()
 
-    def cross_check(self, settle: Settle | None = None) -> int:
-        """Apply :func:`cross_check` to every row of the file; rewrite it if any changed.
-
-        Returns how many rows became WRONG. The rows are held in memory, so this costs no
-        re-reading of the file.
-        """
-        changed = cross_check(self.rows, settle)
-        if changed:
+    def change(self, changes: Changes) -> None:
+        """Set the given cells of rows already written (the cross-check's verdicts): the
+        file is rewritten once, a row at a time, atomically."""
+        if changes:
             self._file.close()
-            _rewrite(self.path, self.columns, self.rows)
+            rewrite(self.path, self.columns, changes)
             self._open()
-        return changed
 
     def add_columns(self, names: Iterable[str]) -> None:
         """Widen the header with ``names`` it lacks (native statistics first met during the
@@ -120,8 +114,10 @@ class RowWriter:
         new = [name for name in names if name not in self.columns]
         if new:
             self.columns = [*self.columns, *new]
+            if self.compact is not None:
+                self.compact.add_native(new)
             self._file.close()
-            _rewrite(self.path, self.columns, self.rows)
+            rewrite(self.path, self.columns)
             self._open()
 
     def close(self) -> None:
@@ -144,11 +140,28 @@ def _ends_with_newline(path: Path) -> bool:
         return False
 
 
-def _rewrite(path: Path, columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> None:
+def rewrite(
+    path: Path, columns: Sequence[str], changes: Changes | None = None, fresh: bool = False
+) -> None:
+    """Write ``path`` again, atomically, a row at a time: the header ``columns`` (a wider
+    one than the file's: its rows get empty cells there), the cells in ``changes`` set, a
+    torn last line left out. ``fresh``: a new file of the header only."""
+    changes = changes or {}
+
     def write(f: io.TextIOBase) -> None:
         writer = csv.writer(f)
         writer.writerow([escape_cell(c) for c in columns])
-        for row in rows:
-            writer.writerow([escape_cell(_format(row.get(c))) for c in columns])
+        if fresh:
+            return
+        with path.open("rb") as old:
+            reader = csv.reader(whole_lines(old))
+            next(reader, [])  # the old header
+            width = len(columns)
+            at: Callable[[str], int] = columns.index
+            for index, fields in enumerate(reader):
+                fields += [""] * (width - len(fields))
+                for column, text in changes.get(index, {}).items():
+                    fields[at(column)] = escape_cell(text)
+                writer.writerow(fields)
 
     replace_atomically(path, write)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,6 +13,7 @@ from backends.base import Backend
 from backends.errors import SudokuError
 from harness.puzzles.readers import BadLine
 from harness.results import ResultsError, check_resumable
+from harness.results.reading import Resumable
 
 if TYPE_CHECKING:
     from harness.run.cluster import ClusterTarget
@@ -58,7 +59,8 @@ class RunConfig:
     jobs: int = 1
     seed: int = 0
     resume: bool = False
-    skipped: Sequence[BadLine] = ()
+    skipped: Sequence[BadLine] = ()  # the first bad lines skipped
+    skipped_more: int = 0  # bad lines skipped beyond those
     datasets: Sequence[str] = ()
     cluster: ClusterTarget | None = None  # None: local worker processes (``jobs`` of them)
     against: dict[str, Any] | None = None  # --against: the revision (harness.run.against)
@@ -96,14 +98,17 @@ def validate(config: RunConfig) -> None:
     check_out(config)
 
 
-def check_out(config: RunConfig) -> tuple[list[str], list[dict[str, str]]] | None:
-    """The rows already in ``config.out`` when resuming (see
-    :func:`harness.results.check_resumable`), else None; an existing ``out`` without
-    ``resume`` raises :class:`harness.results.ResultsError`."""
+def check_out(
+    config: RunConfig, each: Callable[[dict[str, str]], None] | None = None
+) -> Resumable | None:
+    """What a resumed run needs of the rows already in ``config.out`` (see
+    :func:`harness.results.check_resumable`; each row is also given to ``each``), else
+    None; an existing ``out`` without ``resume`` raises
+    :class:`harness.results.ResultsError`."""
     if config.out.exists() and not config.resume:
         raise ResultsError(
             f"{config.out} exists; pass --resume to complete it, or choose another --out"
         )
     if config.resume and config.out.exists():
-        return check_resumable(config.out, config.limit)
+        return check_resumable(config.out, config.limit, each)
     return None

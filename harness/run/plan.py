@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import socket
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from harness.check.judge import grid_text
@@ -32,7 +32,7 @@ def base_row(record: PuzzleRecord, spec: str, repeat: int, config: RunConfig) ->
 
 
 def plan(
-    records: Sequence[PuzzleRecord], config: RunConfig
+    records: Iterable[PuzzleRecord], config: RunConfig
 ) -> Iterator[tuple[PuzzleRecord, str, int, bool]]:
     """Every (record, backend spec, repeat, is_warmup) in run order."""
     rng = random.Random(config.seed)
@@ -57,6 +57,6 @@ def unsupported_reason(choice: BackendChoice, record: PuzzleRecord) -> str | Non
     return None
 
 
-def total_steps(records: Sequence[PuzzleRecord], config: RunConfig) -> int:
-    """How many progress steps a run reports: one per row."""
-    return len(records) * len(config.backends) * config.repeat
+def total_steps(puzzles: int, config: RunConfig) -> int:
+    """How many progress steps a run of ``puzzles`` reports: one per row."""
+    return puzzles * len(config.backends) * config.repeat

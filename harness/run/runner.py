@@ -10,6 +10,11 @@ in the harness process, by :func:`harness.check.judge.judge`, against the file's
 and solution when it gives them. At the end, :func:`harness.check.crosscheck.cross_check` marks
 as WRONG any claim (UNSAT, or uniqueness) another backend's checked answer refutes.
 
+Memory does not grow with the number of puzzles but by a few bytes a row: the puzzles are
+read a batch at a time as workers need them (:class:`Puzzles`), and each row is written and
+dropped, only its compact columns kept (:class:`harness.results.compact.CompactRows`) for
+the cross-check, the tables and the exit code.
+
 The metadata beside the CSV (:mod:`harness.results.provenance`) is written before the first
 solve, so an interrupted run keeps it, and completed at the end.
 """
@@ -20,16 +25,19 @@ import contextlib
 import gc
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from backends.base import Status
+from harness.check.crosscheck import cross_check
 from harness.check.judge import judge, settle_count
 from harness.puzzles.readers import PuzzleRecord
 from harness.results import RowWriter, columns_for, conditions, exclusive, provenance, row_key
 from harness.results.calibration import CALIBRATE_END_AFTER_S, CALIBRATION_WORKLOAD, calibrate
+from harness.results.compact import CompactRows
+from harness.results.reading import Resumable, open_rows
 from harness.run.config import (
     DEFAULT_MEMORY_MIB,
     DEFAULT_TIMEOUT_S,
@@ -51,6 +59,8 @@ __all__ = [
     "DEFAULT_MEMORY_MIB",
     "DEFAULT_TIMEOUT_S",
     "BackendChoice",
+    "Listed",
+    "Puzzles",
     "RunConfig",
     "RunError",
     "RunResult",
@@ -65,17 +75,44 @@ __all__ = [
 Progress = Callable[[int, dict[str, Any] | None], None]
 
 
+class Puzzles(Protocol):
+    """The puzzles of a run, read as often as needed (see
+    :class:`harness.puzzles.readers.files.PuzzleFiles`)."""
+
+    #: How many puzzles each dataset holds, and the largest grid side among them.
+    counts: Mapping[str, int]
+    largest: int
+
+    def records(self) -> Iterator[PuzzleRecord]:
+        """Every puzzle, in order, read afresh."""
+        ...
+
+
+class Listed:
+    """:class:`Puzzles` held in a list (a few, made by the caller)."""
+
+    def __init__(self, records: Iterable[PuzzleRecord]) -> None:
+        self._records = list(records)
+        self.counts: dict[str, int] = {}
+        for record in self._records:
+            self.counts[record.dataset] = self.counts.get(record.dataset, 0) + 1
+        self.largest = max((r.puzzle.n for r in self._records), default=0)
+
+    def records(self) -> Iterator[PuzzleRecord]:
+        return iter(self._records)
+
+
 @dataclass
 class RunResult:
     csv_path: Path
     meta_path: Path
-    rows: list[dict[str, str]] = field(default_factory=list)  # the whole CSV, as text
+    rows: CompactRows  # every row of the CSV, as compact columns
     resumed: int = 0
     cross_checked: int = 0
 
 
 def run(
-    records: Sequence[PuzzleRecord], config: RunConfig, progress: Progress | None = None
+    puzzles: Puzzles | Sequence[PuzzleRecord], config: RunConfig, progress: Progress | None = None
 ) -> RunResult:
     """Run every planned solve, append each checked row to ``config.out`` as it finishes.
 
@@ -84,13 +121,17 @@ def run(
     in a run of :data:`CALIBRATE_END_AFTER_S` or more, after the last. Raises
     :class:`RunError` when no backend can solve any of ``records``, before anything is written.
     """
-    if records and next(plan(records, config), None) is None:
-        reason = unsupported_reason(config.backends[0], records[0])
+    if not hasattr(puzzles, "records"):
+        puzzles = Listed(puzzles)  # type: ignore[arg-type]
+    first = next(puzzles.records(), None)  # type: ignore[union-attr]
+    if first is not None and next(plan(puzzles.records(), config), None) is None:  # type: ignore[union-attr]
+        reason = unsupported_reason(config.backends[0], first)
         raise RunError(f"nothing to run: no backend given can solve these puzzles ({reason})")
     config.out.parent.mkdir(parents=True, exist_ok=True)
     with exclusive(config.out):
-        existing = check_out(config)
-        meta = _metadata(records, config)
+        rows = CompactRows(config.limit)
+        existing = check_out(config, rows.add)
+        meta = _metadata(puzzles, config)  # type: ignore[arg-type]
         meta["calibration"]["start_s"] = calibrate()
         if config.cluster is None:  # a cluster run's is written once its hosts are known
             provenance.write_json(provenance.meta_path_for(config.out), meta)
@@ -98,7 +139,7 @@ def run(
         gc.freeze()  # the run's long-lived objects: out of the collector's passes
         try:
             with conditions.recording() as measured, executor(config, meta) as pool:
-                result = _solve_all(records, config, existing, progress, pool)
+                result = _solve_all(puzzles, config, existing, rows, progress, pool)  # type: ignore[arg-type]
                 meta["conditions"] = measured()
         finally:
             gc.unfreeze()
@@ -111,7 +152,7 @@ def run(
     return result
 
 
-def _metadata(records: Sequence[PuzzleRecord], config: RunConfig) -> dict[str, Any]:
+def _metadata(puzzles: Puzzles, config: RunConfig) -> dict[str, Any]:
     """The metadata of a run about to start (see :mod:`harness.results.provenance`)."""
     meta_path = provenance.meta_path_for(config.out)
     meta: dict[str, Any] = {
@@ -130,7 +171,7 @@ def _metadata(records: Sequence[PuzzleRecord], config: RunConfig) -> dict[str, A
         "jobs": config.jobs,
         "repeat": config.repeat,
         "datasets": [
-            {"path": d, "sha256": provenance.file_sha256(d), "puzzles": _count(records, d)}
+            {"path": d, "sha256": provenance.file_sha256(d), "puzzles": puzzles.counts.get(d, 0)}
             for d in config.datasets
         ],
         "backends": [
@@ -144,6 +185,7 @@ def _metadata(records: Sequence[PuzzleRecord], config: RunConfig) -> dict[str, A
             for c in config.backends
         ],
         "skipped_lines": [str(b) for b in config.skipped],
+        "skipped_lines_more": config.skipped_more,
     }
     if config.against is not None:  # harness.run.against: the revision each SPEC@REV ran at
         meta["against"] = config.against
@@ -153,20 +195,25 @@ def _metadata(records: Sequence[PuzzleRecord], config: RunConfig) -> dict[str, A
 
 
 def _solve_all(
-    records: Sequence[PuzzleRecord],
+    puzzles: Puzzles,
     config: RunConfig,
-    existing: tuple[list[str], list[dict[str, str]]] | None,
+    existing: Resumable | None,
+    rows: CompactRows,
     progress: Progress | None,
     pool: WorkerPool | ClusterPool,
 ) -> RunResult:
     """Write the UNAVAILABLE rows, then every solve's checked row, then cross-check."""
-    result = RunResult(config.out, provenance.meta_path_for(config.out))
+    result = RunResult(config.out, provenance.meta_path_for(config.out), rows)
     native = [name for c in config.backends for name in c.cls.native_counters]
-    with RowWriter(config.out, columns_for(native), existing) as writer:
-        result.resumed = len(writer.done)
-        _write_unavailable(records, config, writer, progress)
+    header = existing.header if existing is not None else None
+    with RowWriter(config.out, columns_for(native), header, rows) as writer:
+        result.resumed = existing.rows if existing is not None else 0
+        done = existing.done if existing is not None and existing.rows else None
+        for choice in config.backends:
+            if _unsupported(choice, puzzles.largest):
+                _write_unavailable(choice, puzzles.records(), config, writer, done, progress)
         local = isinstance(pool, WorkerPool)  # it tells the writer when it waits
-        tasks = _tasks(records, config, frozenset(writer.done), progress)
+        tasks = _tasks(puzzles.records(), config, done, progress)
         answers = pool.run(tasks, idle=writer.waiting) if local else pool.run(tasks)
         for task, outcome in answers:
             record, repeat, warmup = task.tag
@@ -184,41 +231,62 @@ def _solve_all(
             if progress:
                 progress(1, row)
         budget = config.timeout or DEFAULT_TIMEOUT_S
-        result.cross_checked = writer.cross_check(lambda p, s: settle_count(p, s, budget))
-        result.rows = writer.rows
+        writer.flush()
+        verdicts = cross_check(
+            rows, lambda p, s: settle_count(p, s, budget), lambda at: _texts(config.out, at)
+        )
+        writer.change(verdicts)
+        result.cross_checked = sum(1 for cells in verdicts.values() if "status" in cells)
     return result
 
 
+def _unsupported(choice: BackendChoice, largest: int) -> bool:
+    """Whether some puzzle up to side ``largest`` is one ``choice`` cannot run."""
+    return choice.unavailable is not None or largest > choice.cls.max_box**2
+
+
+def _texts(path: Path, indexes: list[int]) -> dict[int, tuple[str, str]]:
+    """The puzzle and solution of the rows of ``path`` at ``indexes``, read back."""
+    wanted = set(indexes)
+    found = {}
+    with open_rows(path) as (_, rows):
+        for index, (_, row) in enumerate(rows):
+            if index in wanted:
+                found[index] = (row["puzzle"], row["solution"])
+    return found
+
+
 def _write_unavailable(
-    records: Sequence[PuzzleRecord],
+    choice: BackendChoice,
+    records: Iterable[PuzzleRecord],
     config: RunConfig,
     writer: RowWriter,
+    done: Callable[[tuple[str, ...]], bool] | None,
     progress: Progress | None,
 ) -> None:
-    """One UNAVAILABLE row for each puzzle a backend cannot run: recorded, never dropped."""
-    for choice in config.backends:
-        for record in records:
-            reason = unsupported_reason(choice, record)
-            if reason is None:
-                continue
-            row = base_row(record, choice.spec, 0, config)
-            row.update(status=Status.UNAVAILABLE, message=reason)
-            if row_key(row) not in writer.done:
-                writer.write(row)
-            if progress:
-                progress(config.repeat, row)
+    """One UNAVAILABLE row for each puzzle ``choice`` cannot run: recorded, never dropped."""
+    for record in records:
+        reason = unsupported_reason(choice, record)
+        if reason is None:
+            continue
+        row = base_row(record, choice.spec, 0, config)
+        row.update(status=Status.UNAVAILABLE, message=reason)
+        if done is None or not done(row_key(row)):
+            writer.write(row)
+        if progress:
+            progress(config.repeat, row)
 
 
 def _tasks(
-    records: Sequence[PuzzleRecord],
+    records: Iterable[PuzzleRecord],
     config: RunConfig,
-    done: frozenset[tuple[str, ...]],
+    done: Callable[[tuple[str, ...]], bool] | None,
     progress: Progress | None,
 ) -> Iterator[Task]:
     """The run's tasks in plan order, drawn as workers need them; rows a resumed run already
     has are skipped (and counted as progress)."""
     for record, spec, repeat, warmup in plan(records, config):
-        if done and not warmup and row_key(base_row(record, spec, repeat, config)) in done:
+        if done and not warmup and done(row_key(base_row(record, spec, repeat, config))):
             if progress:
                 progress(1, None)
             continue
@@ -271,7 +339,3 @@ def executor(config: RunConfig, meta: dict[str, Any]) -> Iterator[WorkerPool | C
         meta.update(cluster=str(config.cluster), jobs=config.jobs)
         provenance.write_json(provenance.meta_path_for(config.out), meta)
         yield pool
-
-
-def _count(records: Sequence[PuzzleRecord], dataset: str) -> int:
-    return sum(1 for r in records if r.dataset == dataset)

@@ -59,7 +59,9 @@ from harness.gc_pause import gc_paused
 from harness.puzzles.readers import dispatch
 from harness.puzzles.readers.dispatch import parse
 from harness.puzzles.readers.records import (
+    KEPT_BAD,
     BadLine,
+    BadLines,
     DatasetError,
     PuzzleRecord,
     ReadResult,
@@ -70,6 +72,7 @@ from harness.puzzles.readers.source import MAX_LINE, bounded_batches, open_text
 __all__ = [
     "MAX_LINE",
     "BadLine",
+    "BadLines",
     "DatasetError",
     "PuzzleRecord",
     "ReadResult",
@@ -143,11 +146,11 @@ def _collect(batches: Iterator[list[PuzzleRecord | BadLine]]) -> ReadResult:
     (:func:`harness.gc_pause.gc_paused`). A batch is split by type without a Python loop per item.
     """
     records: list[PuzzleRecord] = []
-    bad: list[BadLine] = []
+    bad = BadLines(KEPT_BAD)
     with gc_paused(promote=True):
         for batch in batches:
             before = len(records)
             records.extend(compress(batch, map(isinstance, batch, repeat(PuzzleRecord))))
             if len(records) - before < len(batch):
-                bad.extend(compress(batch, map(isinstance, batch, repeat(BadLine))))
-    return ReadResult(tuple(records), tuple(bad))
+                bad.add(compress(batch, map(isinstance, batch, repeat(BadLine))))
+    return ReadResult(tuple(records), tuple(bad.kept), bad.more)

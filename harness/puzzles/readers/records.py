@@ -86,18 +86,50 @@ class BadLine:
         return f"{self.dataset}:{self.line}: {self.reason}"
 
 
+#: The most bad lines a reader keeps: beyond them it only counts (``ReadResult.more_bad``).
+KEPT_BAD = 1000
+
+
 @dataclass(frozen=True)
 class ReadResult:
-    """Everything read from one dataset: good puzzles and bad lines, each in line order."""
+    """Everything read from one dataset: good puzzles and the first :data:`KEPT_BAD` bad
+    lines, each in line order, and how many more bad lines there were."""
 
     records: tuple[PuzzleRecord, ...]
     bad: tuple[BadLine, ...]
+    more_bad: int = 0
 
 
-def format_bad_lines(bad: Sequence[BadLine], limit: int = 20) -> str:
-    """Up to ``limit`` bad lines as ``FILE:LINE: reason``, then ``... and K more bad lines``."""
+def format_bad_lines(bad: Sequence[BadLine], limit: int = 20, more: int = 0) -> str:
+    """Up to ``limit`` bad lines as ``FILE:LINE: reason``, then ``... and K more bad lines``
+    (K counts the rest of ``bad`` and ``more`` lines not in it)."""
     shown = [str(item) for item in bad[: max(limit, 0)]]
-    hidden = len(bad) - len(shown)
+    hidden = len(bad) - len(shown) + more
     if hidden > 0:
         shown.append(f"... and {hidden} more bad line{'' if hidden == 1 else 's'}")
     return "\n".join(shown)
+
+
+class BadLines:
+    """Bad lines as a reader meets them: the first ``keep`` kept, the rest only counted,
+    so that a file of millions of bad lines costs no more memory than one of a few."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self.kept: list[BadLine] = []
+        self.more = 0  # bad lines met beyond the kept ones
+
+    def add(self, lines: Iterable[BadLine]) -> None:
+        for line in lines:
+            if len(self.kept) < self.keep:
+                self.kept.append(line)
+            else:
+                self.more += 1
+
+    @property
+    def count(self) -> int:
+        """How many bad lines were met in all."""
+        return len(self.kept) + self.more
+
+    def __str__(self) -> str:
+        return format_bad_lines(self.kept, self.keep, self.more)

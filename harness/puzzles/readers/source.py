@@ -66,9 +66,16 @@ def open_text(path: str, stdin: TextIO | None = None) -> tuple[TextIO, bool]:
         binary = getattr(stream, "buffer", None)
         if binary is None:  # text only (an io.StringIO): no gzip to sniff
             return stream, False
-        return _text(binary, path, owned=False), True
+        return text_of(binary, path, owned=False), True
+    raw = open_raw(path)
+    return text_of(raw, path, owned=True), True
+
+
+def open_raw(path: str) -> BinaryIO:
+    """``path`` opened for reading bytes, unbuffered; raises :class:`DatasetError` saying
+    why it cannot be."""
     try:
-        raw = open(path, "rb", buffering=0)  # noqa: SIM115  # closed by the text stream
+        return open(path, "rb", buffering=0)  # the caller closes it
     except FileNotFoundError:
         raise DatasetError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -77,10 +84,9 @@ def open_text(path: str, stdin: TextIO | None = None) -> tuple[TextIO, bool]:
         raise DatasetError(f"{path}: permission denied") from None
     except OSError as exc:
         raise DatasetError(f"{path}: cannot open: {exc.strerror or exc}") from None
-    return _text(raw, path, owned=True), True
 
 
-def _text(binary: BinaryIO, path: str, owned: bool) -> TextIO:
+def text_of(binary: BinaryIO, path: str, owned: bool) -> TextIO:
     """``binary`` as text, gzip sniffed from its first two bytes (read, then put back)."""
     try:
         head = _read_head(binary, len(_GZIP_MAGIC))
