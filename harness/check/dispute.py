@@ -21,6 +21,24 @@ class Unsettled(Exception):
     """The search ran out of its time or node budget before settling the count."""
 
 
+def _masks(cells: Sequence[int], n: int) -> tuple[list[int], list[int], list[int], list]:
+    """The digits each row, column and box holds (bit masks), and the empty cells as
+    (cell, row, column, box)."""
+    box = isqrt(n)
+    rows, cols, boxes = [0] * n, [0] * n, [0] * n
+    empty = []
+    for i, value in enumerate(cells):
+        r, c = divmod(i, n)
+        b = (r // box) * box + c // box
+        if value:
+            rows[r] |= 1 << (value - 1)
+            cols[c] |= 1 << (value - 1)
+            boxes[b] |= 1 << (value - 1)
+        else:
+            empty.append((i, r, c, b))
+    return rows, cols, boxes, empty
+
+
 def other_solution(
     givens: Sequence[int],
     known: Sequence[int],
@@ -32,20 +50,9 @@ def other_solution(
     Raises :class:`Unsettled` after ``seconds`` or ``max_nodes`` search nodes without an answer.
     """
     n = isqrt(len(givens))
-    box = isqrt(n)
     full = (1 << n) - 1
-    rows, cols, boxes = [0] * n, [0] * n, [0] * n
     cells = list(givens)
-    empty = []
-    for i, value in enumerate(cells):
-        r, c = divmod(i, n)
-        b = (r // box) * box + c // box
-        if value:
-            rows[r] |= 1 << (value - 1)
-            cols[c] |= 1 << (value - 1)
-            boxes[b] |= 1 << (value - 1)
-        else:
-            empty.append((i, r, c, b))
+    rows, cols, boxes, empty = _masks(cells, n)
     deadline = time.perf_counter() + seconds
     target = list(known)
     steps = 0

@@ -32,6 +32,16 @@ from harness.tables.humanize import seconds
 CLAIM_NODES = 50_000
 
 
+def _refusal(record: PuzzleRecord, answer: Any) -> str | None:
+    """Why a SOLVED answer is refused (the checker's reason, or not the file's solution)."""
+    reason = check_solution(record.puzzle.cells, answer)
+    if reason is None and record.expected_solution is not None:
+        expected = record.expected_solution.cells
+        if answer != expected:
+            reason = f"valid, but not the file's solution ({first_difference(answer, expected)})"
+    return reason
+
+
 def judge(
     record: PuzzleRecord,
     outcome: Outcome,
@@ -54,12 +64,7 @@ def judge(
     reason = None
     if status is Status.SOLVED:
         start = time.perf_counter()
-        reason = check_solution(record.puzzle.cells, answer)
-        if reason is None and record.expected_solution is not None:
-            expected = record.expected_solution.cells
-            if answer != expected:
-                where = first_difference(answer, expected)
-                reason = f"valid, but not the file's solution ({where})"
+        reason = _refusal(record, answer)
         fields["check_s"] = time.perf_counter() - start
     found = (outcome.solutions or 0) if status is Status.SOLVED else 0
     answered = status in (Status.SOLVED, Status.UNSAT)

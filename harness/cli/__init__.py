@@ -27,7 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "datasets": ("harness.cli.info", "datasets"),
     "report": ("harness.cli.report", "report"),
     "plot": ("harness.cli.report", "plot"),
-    "table": ("harness.cli.report", "table"),
+    "table": ("harness.cli.table", "table"),
 }
 
 

@@ -1,8 +1,7 @@
-"""``harness report``, ``harness plot`` and ``harness table``: look at results CSVs."""
+"""``harness report`` and ``harness plot``: draw results CSVs (matplotlib)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -10,7 +9,6 @@ import click
 from backends.errors import SudokuError
 from harness.cli.common import UserError, write_file
 
-FORMATS = ("text", "markdown", "csv", "json")
 PLOT_SUFFIXES = (".svg", ".png", ".pdf")
 
 
@@ -167,52 +165,3 @@ def plot(
         )
     write_file(out, lambda p: plots.save(figure, p))  # the temporary file keeps the suffix
     click.echo(f"{kind}: {out}")
-
-
-@click.command()
-@results_argument
-@click.option(
-    "--by",
-    default=None,
-    help="Group columns, comma-separated, from backend, dataset, size "
-    "[default: backend,dataset, and size when a dataset mixes sizes].",
-)
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
-@click.option("--wide", is_flag=True, help="Every column in one table (text, markdown, csv).")
-@merge_option
-def table(csvs: tuple[Path, ...], by: str | None, fmt: str, wide: bool, merge: bool) -> None:
-    """Print the summary table of results CSVS, numbers in human form.
-
-    Text and Markdown fit 100 columns (split in parts repeating the key columns) unless
-    --wide; CSV keeps the key columns unless --wide; JSON has every column. With several
-    CSVS, each is a run of its own (the run column names it) unless --merge. In CSV and
-    JSON, solved, correct and puzzles are numbers; a CSV cell a spreadsheet would run as a
-    formula gets a leading ' (as in results CSVs).
-    """
-    from harness.tables import frames as tables
-
-    groups = None
-    if by is not None:
-        groups = tuple(g.strip() for g in by.split(",") if g.strip())
-        unknown = [g for g in groups if g not in ("backend", "dataset", "size")]
-        if unknown or not groups:
-            raise UserError(f"--by takes backend, dataset and size, not {by!r}")
-    try:
-        loaded = [(path, tables.load(path)) for path in csvs]
-    except SudokuError as exc:
-        raise UserError(str(exc)) from None
-    for path, frame in loaded:
-        if frame.empty:
-            raise UserError(f"{path}: no result rows")
-    summary = tables.summary_of_runs(loaded, groups, merge)
-    width = None if wide else tables.WIDTH
-    if fmt == "text":
-        text = tables.render(summary, width)
-    elif fmt == "markdown":
-        text = tables.markdown(summary, width)
-    elif fmt == "json":
-        text = tables.to_json(summary)
-    else:
-        text = tables.to_csv(summary, keys_only=not wide, extra_keys=groups or ())
-    click.echo(text)
-    sys.stdout.flush()
