@@ -231,7 +231,8 @@ def test_statistics_never_shadow_the_rows_columns(tmp_path: Path) -> None:
 def test_solver_memory_counts_in_peak_and_limit(tmp_path: Path) -> None:
     """A solver holding 300 MiB: its row's peak shows it, and a 250 MiB limit is MEMOUT."""
     _, rows = run(tmp_path, fake("hog"), three_puzzles(tmp_path))
-    assert float(rows[1]["peak_rss_mib"]) > 300 > float(rows[0]["peak_rss_mib"])
+    before, holding = (float(row["peak_rss_mib"]) for row in rows[:2])  # the worker's varies
+    assert holding - before > 250
     # A fresh harness process, as a user runs it: a worker forked from this test process
     # would start with the test's own memory (hundreds of MiB once the suite has run).
     out = tmp_path / "limited.csv"
