@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 
-def _queens(n: int, row: int = 0, cols: int = 0, left: int = 0, right: int = 0) -> int:
+def queens(n: int, row: int = 0, cols: int = 0, left: int = 0, right: int = 0) -> int:
     """Solutions of the n-queens puzzle: recursion and bit operations, as in a solver."""
     if row == n:
         return 1
@@ -20,7 +20,7 @@ def _queens(n: int, row: int = 0, cols: int = 0, left: int = 0, right: int = 0) 
     while free:
         bit = free & -free
         free ^= bit
-        count += _queens(n, row + 1, cols | bit, (left | bit) << 1, (right | bit) >> 1)
+        count += queens(n, row + 1, cols | bit, (left | bit) << 1, (right | bit) >> 1)
     return count
 
 
@@ -29,7 +29,7 @@ def _calibration_workload() -> int:
     counts: dict[int, int] = {}
     for i in range(2000):
         counts[i % 81] = counts.get(i % 81, 0) + (i & 7)
-    return _queens(8) + sum(counts.values())
+    return queens(8) + sum(counts.values())
 
 
 #: A run this long (seconds) or longer is calibrated at its end too, not only at its start.

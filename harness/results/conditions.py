@@ -25,6 +25,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from harness.results.calibration import queens
+
 #: Seconds between two samples in one worker (taken between tasks, never during one).
 PROBE_EVERY_S = 2.0
 #: Below this share of a CPU (probe CPU time / wall time) a sample counts as time-sliced.
@@ -38,22 +40,9 @@ PROBE_WORKLOAD = "9-queens by bit operations"
 _sink: int | None = None
 
 
-def _queens(n: int, row: int = 0, cols: int = 0, left: int = 0, right: int = 0) -> int:
-    """Solutions of the n-queens puzzle: recursion and bit operations, as in a solver."""
-    if row == n:
-        return 1
-    count = 0
-    free = ~(cols | left | right) & ((1 << n) - 1)
-    while free:
-        bit = free & -free
-        free ^= bit
-        count += _queens(n, row + 1, cols | bit, (left | bit) << 1, (right | bit) >> 1)
-    return count
-
-
 def probe_workload() -> int:
     """The fixed workload: 9-queens, a few milliseconds of interpreter work."""
-    return _queens(9)
+    return queens(9)
 
 
 def run_queue() -> tuple[int | None, float | None]:
