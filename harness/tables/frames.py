@@ -1,10 +1,10 @@
 """The summary tables of :mod:`harness.tables.summary` for pandas callers (``harness table``,
 ``harness report``, the gate): DataFrames in, DataFrames or text out.
 
-The aggregation is :mod:`harness.tables.summary`'s (and :mod:`harness.tables.rows`'s) and the
-printing :mod:`harness.tables.render`'s, all plain Python, so that ``harness run`` prints its
-tables without pandas; each function here turns a DataFrame into columns or row dicts
-(None where unknown), calls them, and turns what they give back into a DataFrame. See
+The aggregation is :mod:`harness.tables.summary`'s (and :mod:`harness.tables.rows`'s, numpy)
+and the printing :mod:`harness.tables.render`'s, so that ``harness run`` prints its tables
+without pandas; each function here turns a DataFrame into columns or row dicts (None where
+unknown), calls them, and turns what they give back into a DataFrame. See
 :mod:`harness.tables.summary` for what the columns mean.
 """
 
