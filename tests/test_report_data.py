@@ -162,8 +162,7 @@ def test_scatter_axes_reach_the_timeout_only_for_it(pinned: bool, reaches: bool)
 def test_per_puzzle_reduces_repeats_as_the_tables_do() -> None:
     """Three repeats in shuffled order, a missing time, statuses that differ by repeat: the
     same rows, medians and first statuses as harness.tables.frames.per_puzzle gives."""
-    from harness.report import load
-    from harness.tables import frames
+    from harness.tables import frames, load
 
     rows = []
     for repeat in (2, 0, 1):

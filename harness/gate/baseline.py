@@ -46,11 +46,11 @@ import pandas as pd
 from backends import REGISTRY, backend_class
 from backends.base import COUNTERS, Status
 from harness.exit_codes import CheckExit
-from harness.report import load
 from harness.results import BASE_COLUMNS, ResultsError, provenance
 from harness.results.calibration import calibration_of
 from harness.results.reading import check_text, results_text
 from harness.results.schema import INTEGER_COLUMNS, NUMBER_COLUMNS
+from harness.tables import load
 from harness.tables.summary import ANSWERED
 
 BAD = (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value)

@@ -68,7 +68,7 @@ def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, pale
     """The gate's findings (harness.gate, as ``harness check`` runs it) and time ratios."""
     from harness import gate
     from harness.gate.baseline import read_frame
-    from harness.report import load
+    from harness.tables import load
 
     known: dict[str, bool] = dict(gate.deterministic_specs(baseline))
     for path in paths:

@@ -2,7 +2,7 @@
 
 All times are the solve phase (``solve_s``, seconds), as in ``harness table`` and the gate
 (the cactus plot may show the solvers' own clock instead, ``own_solve_s``);
-one row per (puzzle, backend) after :func:`harness.report.load.per_puzzle` (repeats reduced to
+one row per (puzzle, backend) after :func:`harness.tables.load.per_puzzle` (repeats reduced to
 their median). Only the columns shown are read (:data:`COLUMNS`); a puzzle is told apart by
 its dataset and line. A *correct* answer is a checked SOLVED or UNSAT row (UNSAT is WRONG when the
 file gives a count it contradicts). Unanswered rows (TIMEOUT, UNKNOWN, ERROR, MEMOUT, WRONG,
@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 
 from backends.base import Status
-from harness.report import load
 from harness.results import ResultsError
 from harness.results.provenance import meta_path_for
+from harness.tables import load
 from harness.tables.summary import ANSWERED
 
 PUZZLE = ["dataset", "line"]

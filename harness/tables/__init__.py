@@ -4,7 +4,8 @@
 - :mod:`.summary`: one row per backend x dataset (times, counts, ratios);
 - :mod:`.render`: a table as terminal text or Markdown; :mod:`.humanize`: numbers as people
   read them;
-- :mod:`.frames`: the same tables for pandas callers (``harness table``, the report, the gate).
+- :mod:`.frames`: the same tables for pandas callers (``harness table``, the report, the gate);
+- :mod:`.load`: results CSVs read column by column in compact dtypes (the report, the gate).
 
 Called by ``harness run`` (the tables printed at the end), ``harness table`` and the report.
 """
