@@ -180,11 +180,10 @@ def measure(wire: WireTask, state: WorkerState) -> tuple[Any, ...]:
         backend = state.backend(spec)
         puzzle = Puzzle.unchecked(box, tuple(cells))  # the parent's Puzzle checked them
         split = state.split.get(spec)
-        if split is None:
-            result = _timed(backend, puzzle, limit, timeout, spec, state, times)
-        else:
-            encoded, raw = _timed_call(backend, split[0], puzzle, limit, state, times)
-            result = split[1](raw, encoded)
+        call = None if split is None else split[0]
+        encoded, result = _timed(backend, puzzle, limit, timeout, spec, state, times, call)
+        if split is not None:
+            result = split[1](result, encoded)
         return _answer(result, state, spec, times, begin)
     except MemoryError:
         status, message = Status.MEMOUT, "MemoryError inside the backend"
@@ -203,15 +202,20 @@ def _timed(
     spec: str,
     state: WorkerState,
     times: list[float],
-) -> Any:
+    call: Callable[..., Any] | None = None,
+) -> tuple[Any, Any]:
     """Encode and solve ``puzzle``, timed; append to ``times`` the encode wall and CPU
-    seconds, the solve's, and the peak memory MiB. Returns what ``solve`` returned.
+    seconds, the solve's, and the peak memory MiB. Returns the encoded puzzle and what the
+    solve returned.
 
     The backend's own ``time_limit`` is what is left of ``timeout`` after encoding, so a
     backend that watches the clock stops in time and reports its counters (the parent kills
-    the worker only :func:`~harness.run.worker.pool.kill_grace` later). Each clock is read
+    the worker only :func:`~harness.run.worker.pool.kill_grace` later). A backend that
+    splits its solve is given ``call``, its ``solve_call`` (one call into native code, say),
+    as the timed solve phase; its ``solve_decode`` reads the answer afterwards, untimed, as
+    the checker does, and its time limit is the parent's kill alone. Each clock is read
     right at the edge of its phase: the wall clock innermost, so the CPU clock's system
-    call (~0.4 us) is harness time, not the backend's.
+    call is harness time, not the backend's.
     """
     processes = state.processes.get(spec)
     if processes is not None:
@@ -222,42 +226,20 @@ def _timed(
     encoded = backend.encode(puzzle)
     w1 = perf_counter()
     c1 = process_time()
-    left = None if timeout is None else max(0.0, timeout - (w1 - w0))
-    w1b = perf_counter()
-    result = backend.solve(encoded, limit=limit, time_limit=left)
+    if call is None:
+        left = None if timeout is None else max(0.0, timeout - (w1 - w0))
+        w1b = perf_counter()
+        result = backend.solve(encoded, limit=limit, time_limit=left)
+    else:
+        w1b = perf_counter()
+        result = call(encoded, limit)
     w2 = perf_counter()
     c2 = process_time()
     peak = _peak_rss_mib()
     if processes is not None:  # the backend's own processes count too
         peak += state.peaks.peak_mib()
     times += (w1 - w0, c1 - c0, w2 - w1b, c2 - c1, peak)
-    return result
-
-
-def _timed_call(
-    backend: Backend,
-    call: Callable[..., Any],
-    puzzle: Puzzle,
-    limit: int,
-    state: WorkerState,
-    times: list[float],
-) -> tuple[Any, Any]:
-    """:func:`_timed` for a backend that splits its solve: the solve phase is its
-    ``solve_call`` (one call into native code, say), and its ``solve_decode`` reads the
-    answer afterwards, untimed, as the checker does. Returns the encoded puzzle and what the
-    call returned. Its time limit is the parent's kill alone."""
-    _peak_rss_reset(state.clear_refs)
-    c0 = process_time()
-    w0 = perf_counter()
-    encoded = backend.encode(puzzle)
-    w1 = perf_counter()
-    c1 = process_time()
-    w1b = perf_counter()
-    raw = call(encoded, limit)
-    w2 = perf_counter()
-    c2 = process_time()
-    times += (w1 - w0, c1 - c0, w2 - w1b, c2 - c1, _peak_rss_mib())
-    return encoded, raw
+    return encoded, result
 
 
 def _answer(
