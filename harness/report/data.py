@@ -12,7 +12,6 @@ PAR-2 counts them as twice the timeout.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,7 +23,7 @@ import pandas as pd
 
 from backends.base import Status
 from harness.results import ResultsError
-from harness.results.provenance import meta_path_for
+from harness.results.provenance import read_meta
 from harness.tables import load
 from harness.tables.summary import ANSWERED
 
@@ -97,15 +96,6 @@ def label_runs(
         run = pd.Categorical([str(path)] * len(frame))
         out.append(frame.assign(backend=names, run=run))
     return out
-
-
-def read_meta(csv_path: Path) -> dict[str, Any] | None:
-    """The run's ``.meta.json``, or None when it is missing or unreadable."""
-    try:
-        meta = json.loads(meta_path_for(csv_path).read_text())
-    except (OSError, ValueError):
-        return None
-    return meta if isinstance(meta, dict) else None
 
 
 def timeout_of(metas: Sequence[tuple[str, dict[str, Any] | None]], raw: pd.DataFrame):
