@@ -37,7 +37,7 @@ def _refusal(record: PuzzleRecord, answer: Any) -> str | None:
     reason = check_solution(record.puzzle.cells, answer)
     if reason is None and record.expected_solution is not None:
         expected = record.expected_solution.cells
-        if answer != expected:
+        if tuple(answer) != expected:
             reason = f"valid, but not the file's solution ({first_difference(answer, expected)})"
     return reason
 

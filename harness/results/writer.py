@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -17,6 +18,11 @@ from harness.results.schema import _STARTS_RISKY, _TEXT, escape_cell
 
 #: The longest a written row may wait in the writer's buffer (see there), seconds.
 FLUSH_S = 0.05
+#: A row whose cells (joined by commas) match this needs no quoting nor escaping: no quote,
+#: line break or formula start (:data:`~harness.results.schema.FORMULA_STARTS`, or ``'``)
+#: at the start of a cell (its text, or after a comma, which may also be inside a cell:
+#: such a row takes the csv writer's way, as does one with a comma inside a cell).
+_PLAIN = re.compile(r"(?!['=+@\t\r-])(?:[^\r\n\",]*,(?!['=+@\t\r-]))*[^\r\n\",]*")
 #: A cell change: row index (0 = the first row after the header) -> column -> new text.
 Changes = Mapping[int, Mapping[str, str]]
 
@@ -67,10 +73,21 @@ class RowWriter:
         """Append ``row`` (its columns' values; others are ignored). It reaches the file at
         once when the oldest row still buffered is :data:`FLUSH_S` old, else at the next
         :meth:`flush_stale`, :meth:`flush` or :meth:`close`."""
-        get = row.get
-        # _format, inlined: it runs for every cell of every row
-        texts = [_TEXT.get(type(v), str)(v) for v in [get(c) for c in self.columns]]
-        if any(map(_STARTS_RISKY, texts)):
+        # schema._format, inlined: it runs for every cell of every row
+        texts = [
+            v
+            if v.__class__ is str
+            else repr(round(v, 9))
+            if v.__class__ is float
+            else ""
+            if v is None
+            else str(v)
+            for v in map(row.get, self.columns)
+        ]
+        line = ",".join(texts)
+        if _PLAIN.fullmatch(line) and line.count(",") == len(texts) - 1:
+            self._file.write(line + "\r\n")  # what csv.writer writes for cells like these
+        elif any(map(_STARTS_RISKY, texts)):
             self._writer.writerow([escape_cell(t) for t in texts])
         else:
             self._writer.writerow(texts)

@@ -52,8 +52,8 @@ class Outcome(NamedTuple):
 
     status: Status
     message: str | None = None
-    #: The backend's digits, checked by the parent; bytes on the wire when they fit (see
-    #: :func:`compact`), a tuple once received.
+    #: The backend's digits, checked by the parent: bytes when they fit (see :func:`compact`),
+    #: else a tuple of ints.
     solution: tuple[int, ...] | bytes | None = None
     solutions: int | None = None
     nodes: int | None = None
@@ -77,11 +77,8 @@ class Outcome(NamedTuple):
 
     @classmethod
     def received(cls, wire: tuple[Any, ...]) -> Outcome:
-        """The outcome :meth:`wire` sent: status an enum again, solution a tuple."""
-        solution = wire[2]
-        if type(solution) is bytes:
-            solution = tuple(solution)
-        return make_outcome((_STATUS[wire[0]], wire[1], solution, *wire[3:]))
+        """The outcome :meth:`wire` sent: its status an enum again."""
+        return make_outcome((_STATUS[wire[0]], *wire[1:]))
 
     def fields(self) -> dict[str, Any]:
         """The row's measured fields: every field (but ``host`` when None),
