@@ -14,7 +14,7 @@ from typing import Any
 from harness.results.compact import CompactRows
 from harness.results.provenance import replace_atomically
 from harness.results.reading import whole_lines
-from harness.results.schema import _STARTS_RISKY, _TEXT, escape_cell
+from harness.results.schema import _STARTS_RISKY, escape_cell
 
 #: The longest a written row may wait in the writer's buffer (see there), seconds.
 FLUSH_S = 0.05
