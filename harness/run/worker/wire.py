@@ -27,9 +27,8 @@ from backends.puzzle import Puzzle
 WireTask = tuple[str, int, bytes, int, float | None]
 
 
-@dataclass(frozen=True)
-class Task:
-    """One solve to run. Only :meth:`wire` crosses the pipe."""
+class Task(NamedTuple):  # not a dataclass: the parent makes one per solve, a third the cost
+    """One solve to run, immutable. Only :meth:`wire` crosses the pipe."""
 
     backend: str  # spec, e.g. "ac3:select=B"
     puzzle: Puzzle
