@@ -36,14 +36,23 @@ def plan(
 ) -> Iterator[tuple[PuzzleRecord, str, int, bool]]:
     """Every (record, backend spec, repeat, is_warmup) in run order."""
     rng = random.Random(config.seed)
+    runnable: dict[int, list[str]] = {}  # grid side -> the specs that can run it
     for record in records:
-        specs = [c.spec for c in config.backends if unsupported_reason(c, record) is None]
+        n = record.puzzle.n
+        specs = runnable.get(n)
+        if specs is None:
+            specs = runnable[n] = [
+                c.spec for c in config.backends if unsupported_reason(c, record) is None
+            ]
         if config.repeat > 1:
             yield from ((record, spec, -1, True) for spec in specs)
         for repeat in range(config.repeat):
-            shuffled = list(specs)
-            rng.shuffle(shuffled)
-            yield from ((record, spec, repeat, False) for spec in shuffled)
+            shuffled = specs
+            if len(specs) > 1:  # shuffling one spec would draw no random number either
+                shuffled = list(specs)
+                rng.shuffle(shuffled)
+            for spec in shuffled:
+                yield record, spec, repeat, False
 
 
 def unsupported_reason(choice: BackendChoice, record: PuzzleRecord) -> str | None:

@@ -130,13 +130,13 @@ class WorkerHandle:
         self.started = now
         self.next_memory_check = now + MEMORY_POLL_S
 
-    def finished(self) -> Task:
-        """The head task is answered; the next one started no later than now."""
+    def finished(self, now: float) -> Task:
+        """The head task is answered; the next one started no later than ``now``."""
         task = self.inflight.popleft()
         self.answered += 1
         self.warming = False
         if self.inflight:
-            self._head_started(time.perf_counter())
+            self._head_started(now)
         return task
 
     def restart(self, at: float) -> None:

@@ -298,11 +298,12 @@ class WorkerPool:
                 yield self._died(worker, pending)
                 return
             answers = []
+            now = time.perf_counter()  # the message came no later: its tasks were done
             for item in received:
                 if type(item) is tuple:
                     outcome = self._receive(item)
                     worker.learn(outcome)
-                    answers.append((worker.finished(), outcome))
+                    answers.append((worker.finished(now), outcome))
                 elif type(item) is Warming:  # about the head task's warm-up
                     worker.warming = True
                 else:  # Ready: warmed up, the timed part starts at item.at
