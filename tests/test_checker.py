@@ -102,3 +102,39 @@ def test_quick_test_agrees_on_other_sizes(
         grid[i % (n * n)], grid[j % (n * n)] = grid[j % (n * n)], grid[i % (n * n)]
     answer = tuple(grid)
     assert _reason((0,) * (n * n), answer, n) == check_solution((0,) * (n * n), answer)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 80), st.integers(0, 12)), max_size=4))
+def test_an_answer_as_bytes_gets_the_verdict_of_the_loop(edits: list[tuple[int, int]]) -> None:
+    """A 9x9 answer as bytes (as a worker sends it), edited anyhow, gets the loop's verdict."""
+    grid = list(SOLVED)
+    for cell, value in edits:
+        grid[cell] = value
+    assert _reason(PUZZLE, tuple(grid), 9) == check_solution(PUZZLE, bytes(grid))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from([2, 3, 4]),
+    st.lists(st.tuples(st.integers(0, 255), st.integers(0, 255)), max_size=3),
+    st.integers(0, 255),
+)
+def test_bytes_and_tuples_get_one_verdict_on_every_size(
+    box: int, swaps: list[tuple[int, int]], given_at: int
+) -> None:
+    """On 4x4, 9x9 and 16x16 grids with cells swapped and one given kept, bytes and a tuple
+    of the same answer get the same verdict."""
+    n = box * box
+    grid = [((r % box) * box + r // box + c) % n + 1 for r in range(n) for c in range(n)]
+    givens = [0] * (n * n)
+    givens[given_at % (n * n)] = grid[given_at % (n * n)]
+    for i, j in swaps:
+        grid[i % (n * n)], grid[j % (n * n)] = grid[j % (n * n)], grid[i % (n * n)]
+    assert check_solution(givens, tuple(grid)) == check_solution(givens, bytes(grid))
+
+
+def test_bytes_answer_that_changes_a_given_is_refused() -> None:
+    """A valid grid as bytes that changes a given is refused, naming the cell."""
+    other = bytes(SOLVED[9:18] + SOLVED[:9] + SOLVED[18:])  # rows 1 and 2 swapped: valid
+    assert "r1c1 changes the given 4 to 6" == check_solution(PUZZLE, other)

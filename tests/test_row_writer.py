@@ -35,6 +35,28 @@ def test_cells_match_the_per_cell_helpers(tmp_path: Path) -> None:
     assert [reference_line(r) for r in rows] == written
 
 
+def test_the_file_holds_what_csv_writer_writes(tmp_path: Path) -> None:
+    """Rows that need no quoting and rows that do (a comma, a quote, a line break, a formula
+    start inside or at the start of a cell): byte for byte what csv.writer writes."""
+    rows = [
+        {"dataset": "d.txt", "status": Status.SOLVED, "solve_s": 2.5e-06, "nodes": 7},
+        {"dataset": "a,b.txt", "message": "x,=y", "host": "h"},
+        {"dataset": "d.txt", "message": 'say "hi"', "nodes": -1},
+        {"dataset": "d.txt", "message": "two\nlines", "solution": "@1"},
+        {"dataset": "d.txt", "message": "-", "host": "\tx", "puzzle": "+1"},
+        {"dataset": "=cmd()", "message": ""},
+    ]
+    path, expected = tmp_path / "rows.csv", tmp_path / "expected.csv"
+    with RowWriter(path, COLUMNS) as writer:
+        for row in rows:
+            writer.write(row)
+    with expected.open("w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(COLUMNS)
+        out.writerows(reference_line(row) for row in rows)
+    assert expected.read_bytes() == path.read_bytes()
+
+
 def test_a_buffered_row_reaches_the_file_once_due(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
