@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import os
-import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -18,11 +17,6 @@ from harness.results.schema import _STARTS_RISKY, escape_cell
 
 #: The longest a written row may wait in the writer's buffer (see there), seconds.
 FLUSH_S = 0.05
-#: A row whose cells (joined by commas) match this needs no quoting nor escaping: no quote,
-#: line break or formula start (:data:`~harness.results.schema.FORMULA_STARTS`, or ``'``)
-#: at the start of a cell (its text, or after a comma, which may also be inside a cell:
-#: such a row takes the csv writer's way, as does one with a comma inside a cell).
-_PLAIN = re.compile(r"(?!['=+@\t\r-])(?:[^\r\n\",]*,(?!['=+@\t\r-]))*[^\r\n\",]*")
 #: A cell change: row index (0 = the first row after the header) -> column -> new text.
 Changes = Mapping[int, Mapping[str, str]]
 
@@ -85,7 +79,7 @@ class RowWriter:
             for v in map(row.get, self.columns)
         ]
         line = ",".join(texts)
-        if _PLAIN.fullmatch(line) and line.count(",") == len(texts) - 1:
+        if _plain(line) and line.count(",") == len(texts) - 1:  # and no comma in a cell
             self._file.write(line + "\r\n")  # what csv.writer writes for cells like these
         elif any(map(_STARTS_RISKY, texts)):
             self._writer.writerow([escape_cell(t) for t in texts])
@@ -145,6 +139,26 @@ class RowWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _plain(line: str) -> bool:
+    """Whether no cell of ``line`` (a row's texts joined by commas) needs quoting or escaping,
+    as far as its characters tell: no quote or line break anywhere, and no character of
+    :data:`~harness.results.schema.FORMULA_STARTS` or ``'`` anywhere but ``-``, which is
+    refused only at the start of a cell (times print as ``2.5e-06``). A row refused here
+    takes the csv writer's way, which quotes and escapes exactly what needs it."""
+    return not (
+        '"' in line
+        or "\n" in line
+        or "\r" in line
+        or "=" in line
+        or "+" in line
+        or "@" in line
+        or "\t" in line
+        or "'" in line
+        or ",-" in line
+        or line.startswith("-")
+    )
 
 
 def _ends_with_newline(path: Path) -> bool:
