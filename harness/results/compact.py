@@ -47,9 +47,10 @@ FAILURES = (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value)
 #: The most distinct message shapes kept per failing status (the rest are counted only).
 MAX_SHAPES = 1000
 _FAILING = frozenset(STATUSES.index(s) for s in FAILURES)
-#: The integer columns kept in files, and their array type codes.
+#: The integer columns kept in files, and their array type codes (a line past 2**32, in a
+#: file of 300 GB, would not fit).
 SPILLED = {"dataset": "H", "backend": "H", "line": "I", "size": "B", "repeat": "I"}
-SPILLED |= {"solutions": "b", "hash": "q"}  # a line past 2**32 (300 GB of file) would not fit
+SPILLED |= {"solutions": "b", "hash": "q"}
 _DIGITS = re.compile(r"\d+(\.\d+)?")
 NAN = math.nan
 

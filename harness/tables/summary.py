@@ -2,11 +2,14 @@
 
 Timing columns summarise the solve phase (``solve_s``) of answered rows (SOLVED or UNSAT
 and checked), and beside its median the median of the solver's own clock (``own_ms``, from
-``own_solve_s``, kept when some backend reports it): a TIMEOUT is counted in its own column
-and never averaged in as if it were an answer, and a WRONG row is never timed as a success.
-With ``--repeat K`` the K rows of one (puzzle, backend) are first reduced to their median
-(:func:`harness.tables.rows.reduce`), so every puzzle weighs the same. Counters a backend does
-not report stay empty (NaN), never 0.
+``own_solve_s``, kept when some backend reports it) and of the solve's CPU time (``cpu_ms``,
+from ``solve_cpu_s``): a TIMEOUT is counted in its own column and never averaged in as if it
+were an answer, and a WRONG row is never timed as a success. With ``--repeat K`` the K rows of
+one (puzzle, backend) are first reduced to their median (:func:`harness.tables.rows.reduce`),
+so every puzzle weighs the same, and two columns say how much the repeats varied: the median
+over the puzzles of their answered repeats' interquartile range over their median
+(``spread_pct``) and of their fastest repeat (``min_ms``). Counters a backend does not report
+stay empty (NaN), never 0.
 
 Rows are sorted by speed within each dataset (most checked answers first, then the lowest
 median), with ``x_fastest``: the row's median over the dataset's fastest median.
