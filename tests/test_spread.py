@@ -100,3 +100,20 @@ def test_the_printed_table_fits_100_columns_and_names_the_spread(tmp_path: Path)
     assert (True, 3) == (widest <= 100, len(headers))
     at = header.index("median_ms")
     assert ["median_ms", "cpu_ms", "spread_pct", "min_ms"] == header[at : at + 4]
+
+
+def test_puzzle_codes_are_the_sorted_puzzles_whatever_the_lines() -> None:
+    """Rows of two datasets and two backends, lines close together or far apart: each row's
+    code is the rank of its (dataset, line) among the puzzles, as sorting them gives."""
+    for lines in ([3, 1, 2], [3, 1, 10**7]):
+        rows = CompactRows(limit=1)
+        for dataset in ("d.txt", "e.txt"):
+            for line in lines:
+                for backend in ("a", "b"):
+                    cells = {"dataset": dataset, "backend": backend}
+                    rows.add(row(line, 0, "SOLVED", 0.001, 0.001) | cells)
+        got = summary._puzzle_codes(rows)
+        ids = rows.puzzle_ids()
+        expected = sorted(set(ids.tolist()))
+        assert expected == got.labels.tolist()
+        assert [expected.index(i) for i in ids.tolist()] == got.codes.tolist()

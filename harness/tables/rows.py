@@ -149,11 +149,15 @@ def group_ids(keys: Iterable[Coded]) -> tuple[np.ndarray, np.ndarray]:
         for key, width in zip(keys, widths, strict=True):
             combined *= width
             combined += key.ranks()
-        present = np.flatnonzero(np.bincount(combined, minlength=math.prod(widths)))
+        seen = np.zeros(math.prod(widths), dtype=bool)
+        seen[combined] = True
+        present = np.flatnonzero(seen)
+        del seen
         dense = np.zeros(math.prod(widths), dtype=np.min_scalar_type(len(present)))
         dense[present] = np.arange(len(present))
-        first = np.array([int(np.argmax(combined == g)) for g in present], dtype=np.int64)
-        return dense[combined], first
+        ids = dense[combined]
+        del combined
+        return ids, _first_rows(ids, len(present))
     wide = np.zeros(len(keys[0]), dtype=np.int64)
     for key, width in zip(keys, widths, strict=True):
         if wide.max(initial=0) >= np.iinfo(np.int64).max // width // 2:
@@ -161,6 +165,16 @@ def group_ids(keys: Iterable[Coded]) -> tuple[np.ndarray, np.ndarray]:
         wide = wide * width + key.ranks()
     _, first, ids = np.unique(wide, return_index=True, return_inverse=True)
     return ids.reshape(-1), first
+
+
+def _first_rows(ids: np.ndarray, count: int, step: int = 1 << 16) -> np.ndarray:
+    """The first row of each of the ``count`` groups ``ids`` numbers (``step`` rows at a
+    time: in little memory)."""
+    first = np.full(count, len(ids), dtype=np.int64)
+    for start in range(0, len(ids), step):
+        chunk = ids[start : start + step]
+        np.minimum.at(first, chunk, np.arange(start, start + len(chunk)))
+    return first
 
 
 def reduce(

@@ -100,9 +100,26 @@ def run_puzzles(rows: CompactRows) -> Columns:
 
 
 def _puzzle_codes(rows: CompactRows) -> Coded:
-    """The puzzle of each row (a dataset and a line) as codes, in sorted order."""
-    distinct, codes = np.unique(rows.puzzle_ids(), return_inverse=True)
-    return Coded(codes.reshape(-1).astype(np.int32), distinct)
+    """The puzzle of each row (a dataset and a line) as codes, in sorted order; the labels
+    are the puzzles' ids (:meth:`harness.results.compact.CompactRows.puzzle_ids`)."""
+    dataset, line = rows.codes("dataset"), rows.codes("line")
+    width = int(line.max(initial=0)) + 1
+    slots = len(rows.datasets.values) * width
+    if slots > min(2 * len(line) + (1 << 16), 1 << 31):  # lines far apart: sorted, in more memory
+        del dataset, line
+        distinct, codes = np.unique(rows.puzzle_ids(), return_inverse=True)
+        return Coded(codes.reshape(-1).astype(np.int32), distinct)
+    slot = line.astype(np.int32)  # fits: slots < 2**31
+    slot += dataset.astype(np.int32) * width
+    del dataset, line
+    seen = np.zeros(slots, dtype=bool)
+    seen[slot] = True
+    present = np.flatnonzero(seen)
+    del seen
+    dense = np.zeros(slots, dtype=np.int32)
+    dense[present] = np.arange(len(present), dtype=np.int32)
+    ids = (present // width) << 40 | present % width
+    return Coded(dense[slot], ids)
 
 
 def grouping(puzzles: Columns) -> tuple[str, ...]:
