@@ -5,11 +5,12 @@ cross-check, the tables, the failure lines and the exit code read: codes for the
 backend and status, the line, size, repeat and solution count as small integers, the times
 and counters as floats (NaN where unknown), native statistics likewise, and, under
 ``--limit-solutions 2``, a hash of the solution (two checked solutions differ where their
-hashes do). About 50 bytes a row, against some 3 KB for the row itself.
+hashes do). About 60 bytes a row, against some 3 KB for the row itself.
 
 Only the status (1 byte a row) stays in memory: every other column is a :class:`Spilled`
-one, its last :data:`BLOCK` rows in memory and the rest in a temporary file, written a
-block at a time; the end of the run reads a column back when it needs it, one at a time.
+one, its last :data:`BLOCK` rows in memory and the rest in an unnamed temporary file (beside
+the CSV in a run), written a block at a time; the end of the run reads a column back when it
+needs it, one at a time, so that its memory grows by a few bytes a row, not 60.
 """
 
 from __future__ import annotations

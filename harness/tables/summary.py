@@ -291,7 +291,8 @@ def summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
         # UNSAT is a right answer where the file says 0 solutions (else it is WRONG)
         row["correct"] = f"{right}/{out}"
         row.update({c: sum(counts.get(s, 0) for s in k) for c, k in COUNTED.items()})
-        row.update(_statistics(puzzles, group & answered, group & solved))
+        group &= answered  # in place (a mask of its own): now the group's answered puzzles
+        row.update(_statistics(puzzles, group, group & solved))
         row["_answered"] = right
         table.append(row)
     for name in OPTIONAL:  # a CPU time or a solver's own clock no row has
