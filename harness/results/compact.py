@@ -19,6 +19,7 @@ import math
 import os
 import re
 import tempfile
+import weakref
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -116,6 +117,7 @@ class Spilled:
             if self.file is None:
                 # open as long as the column lives (the system deletes it on close)
                 self.file = tempfile.TemporaryFile(dir=self.folder)  # noqa: SIM115
+                weakref.finalize(self, self.file.close)
             self.file.seek(0, os.SEEK_END)
             self.block.tofile(self.file)
             self.stored += len(self.block)
