@@ -48,10 +48,31 @@ def oracle_grouping(frame: pd.DataFrame) -> list[str]:
     return ["backend", "dataset", "size"] if mixed else ["backend", "dataset"]
 
 
+def oracle_spread(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset, line, puzzle, backend) with two answered repeats or more: their
+    interquartile range over their median, and the fastest."""
+    keys = ["dataset", "line", "puzzle", "backend"]
+    answered = frame[frame["status"].isin(ANSWERED) & frame["solve_s"].notna()]
+    times = answered.groupby(keys, sort=False, dropna=False)["solve_s"]
+    quartiles = times.quantile([0.25, 0.75]).unstack()
+    per = pd.DataFrame(
+        {
+            "spread": (quartiles[0.75] - quartiles[0.25]) / times.median(),
+            "fastest": times.min(),
+            "n": times.size(),
+        }
+    )
+    return per[per["n"] > 1].drop(columns="n").reset_index()
+
+
 def oracle_summary(frame: pd.DataFrame) -> pd.DataFrame:
     """The summary table, computed with pandas' groupby, median and mean."""
     by = oracle_grouping(frame)
     puzzles = oracle_per_puzzle(frame)
+    repeated = frame["repeat"].max() > 0
+    if repeated:
+        keys = ["dataset", "line", "puzzle", "backend"]
+        puzzles = puzzles.merge(oracle_spread(frame), on=keys, how="left")
     others = by[1:]
     counts = puzzles.drop_duplicates([*others, "line", "puzzle"]).groupby(others).size()
     rows = []
@@ -72,6 +93,17 @@ def oracle_summary(frame: pd.DataFrame) -> pd.DataFrame:
             "wrong": int((status == "WRONG").sum()),
             "unavailable": int((status == "UNAVAILABLE").sum()),
             "median_ms": ms.median(),
+            "cpu_ms": (answered["solve_cpu_s"] * 1000).median()
+            if "solve_cpu_s" in answered
+            else math.nan,
+            **(
+                {
+                    "spread_pct": (answered["spread"] * 100).median(),
+                    "min_ms": (answered["fastest"] * 1000).median(),
+                }
+                if repeated
+                else {}
+            ),
             "own_ms": (answered["own_solve_s"] * 1000).median()
             if "own_solve_s" in answered
             else math.nan,
@@ -87,8 +119,9 @@ def oracle_summary(frame: pd.DataFrame) -> pd.DataFrame:
         }
         rows.append(row)
     table = pd.DataFrame(rows)
-    if table["own_ms"].isna().all():  # no backend reports its own clock
-        table = table.drop(columns="own_ms")
+    for name in ("cpu_ms", "own_ms"):  # no backend reports a CPU time or its own clock
+        if table[name].isna().all():
+            table = table.drop(columns=name)
     within = others
     table.insert(
         table.columns.get_loc("median_ms"),

@@ -271,7 +271,7 @@ def test_a_count_of_two_for_a_unique_puzzle_is_refuted() -> None:
     verdicts = cross_check(
         rows, lambda p, s: settle_count(p, s, 10), lambda at: {0: (puzzle, solution)}
     )
-    assert ["b"] == [rows.backends.values[rows.backend[i]] for i in verdicts]
+    assert ["b"] == [rows.backends.values[rows.spilled["backend"][i]] for i in verdicts]
     assert ["SOLVED", "WRONG"] == [STATUSES[code] for code in rows.status]
 
 

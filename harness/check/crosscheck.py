@@ -83,32 +83,34 @@ def _disputed(rows: CompactRows) -> list[list[_Row]]:
     members = np.flatnonzero(np.isin(ids, np.unique(ids[claim])))
     members = members[np.argsort(ids[members], kind="stable")]
     starts = np.flatnonzero(np.diff(ids[members], prepend=-1))
+    del ids
     solved = status[members] == _SOLVED
     has_solved = np.logical_or.reduceat(solved, starts)
     open_ = has_solved & np.logical_or.reduceat(status[members] == _UNSAT, starts)
+    counts = rows.codes("solutions")[members]
+    hashes = rows.codes("hash")[members] if rows.limit == 2 else np.zeros(len(members), np.int64)
     if rows.limit == 2:
-        hashes = np.frombuffer(rows.hash, dtype=np.int64)[members]
         low = np.minimum.reduceat(np.where(solved, hashes, np.iinfo(np.int64).max), starts)
         high = np.maximum.reduceat(np.where(solved, hashes, np.iinfo(np.int64).min), starts)
-        counts = np.frombuffer(rows.solutions, dtype=np.int8)[members]
         ones = np.logical_or.reduceat(solved & (counts == 1), starts)
         twos = np.logical_or.reduceat(solved & (counts == 2), starts)
         open_ |= has_solved & ((low != high) & ones | ones & twos)
+    backends = rows.codes("backend")[members]
     bounds = [*starts.tolist(), len(members)]
+    names = rows.backends.values
     return [
-        [_row(rows, int(i)) for i in members[bounds[g] : bounds[g + 1]]]
+        [
+            _Row(int(at), STATUSES[status[at]], names[backend], int(count), int(solution))
+            for at, backend, count, solution in zip(
+                members[bounds[g] : bounds[g + 1]],
+                backends[bounds[g] : bounds[g + 1]],
+                counts[bounds[g] : bounds[g + 1]],
+                hashes[bounds[g] : bounds[g + 1]],
+                strict=True,
+            )
+        ]
         for g in np.flatnonzero(open_).tolist()
     ]
-
-
-def _row(rows: CompactRows, i: int) -> _Row:
-    return _Row(
-        i,
-        STATUSES[rows.status[i]],
-        rows.backends.values[rows.backend[i]],
-        rows.solutions[i],
-        rows.hash[i] if rows.limit == 2 else 0,
-    )
 
 
 def _wrong(row: _Row, reason: str, verdicts: Verdicts) -> None:

@@ -5,16 +5,25 @@ cross-check, the tables, the failure lines and the exit code read: codes for the
 backend and status, the line, size, repeat and solution count as small integers, the times
 and counters as floats (NaN where unknown), native statistics likewise, and, under
 ``--limit-solutions 2``, a hash of the solution (two checked solutions differ where their
-hashes do). About 40 bytes a row, against some 3 KB for the row itself.
+hashes do). About 60 bytes a row, against some 3 KB for the row itself.
+
+Only the status (1 byte a row) stays in memory: every other column is a :class:`Spilled`
+one, its last :data:`BLOCK` rows in memory and the rest in an unnamed temporary file (beside
+the CSV in a run), written a block at a time; the end of the run reads a column back when it
+needs it, one at a time, so that its memory grows by a few bytes a row, not 60.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import re
+import tempfile
+import weakref
 from array import array
-from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 from backends.base import Status
 from harness.results.schema import BASE_COLUMNS
@@ -26,16 +35,24 @@ if TYPE_CHECKING:
 STATUSES: tuple[str, ...] = tuple(s.value for s in Status)
 _STATUS_CODE = {**{s: i for i, s in enumerate(STATUSES)}, **{s: i for i, s in enumerate(Status)}}
 #: The float columns kept for every row.
-FLOATS = ("encode_s", "solve_s", "own_solve_s", "nodes", "guesses")
+FLOATS = ("encode_s", "solve_s", "solve_cpu_s", "own_solve_s", "nodes", "guesses")
 #: How each is kept: times and counters in double precision (the tables print what pandas
 #: computes from the CSV), guesses in single (whole numbers exact up to 2**24, a mean and a
 #: share of zeros printed to 3 figures).
-FLOAT_TYPES = {"encode_s": "d", "solve_s": "d", "own_solve_s": "d", "nodes": "d", "guesses": "f"}
+FLOAT_TYPES = {name: "d" for name in FLOATS} | {"guesses": "f"}
+#: Rows a spilled column holds in memory before it appends them to its file.
+BLOCK = 1 << 14
+#: Rows read back from a file at a time.
+READ = 1 << 16
 #: The statuses whose messages the failure lines sum up.
 FAILURES = (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value)
 #: The most distinct message shapes kept per failing status (the rest are counted only).
 MAX_SHAPES = 1000
 _FAILING = frozenset(STATUSES.index(s) for s in FAILURES)
+#: The integer columns kept in files, and their array type codes (a line past 2**32, in a
+#: file of 300 GB, would not fit).
+SPILLED = {"dataset": "H", "backend": "H", "line": "I", "size": "B", "repeat": "I"}
+SPILLED |= {"solutions": "b", "hash": "q"}
 _DIGITS = re.compile(r"\d+(\.\d+)?")
 NAN = math.nan
 
@@ -81,58 +98,160 @@ class Labels:
         return found
 
 
-class CompactRows:
-    """The rows of a results CSV, in file order, as compact columns (see the module)."""
+class Spilled:
+    """One column of :class:`CompactRows`: its last rows in ``block`` (at most :data:`BLOCK`),
+    the earlier ones in an unnamed temporary file in ``folder`` (None: the system's)."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, typecode: str, folder: str | None) -> None:
+        self.typecode, self.folder = typecode, folder
+        self.block = array(typecode)  # the same object for good: callers keep its append
+        self.stored = 0  # rows in the file
+        self.file: IO[bytes] | None = None
+
+    def __len__(self) -> int:
+        return self.stored + len(self.block)
+
+    def spill(self) -> None:
+        """Append the rows in memory to the file."""
+        if self.block:
+            if self.file is None:
+                # open as long as the column lives (the system deletes it on close)
+                self.file = tempfile.TemporaryFile(dir=self.folder)  # noqa: SIM115
+                weakref.finalize(self, self.file.close)
+            self.file.seek(0, os.SEEK_END)
+            self.block.tofile(self.file)
+            self.stored += len(self.block)
+            del self.block[:]
+
+    def fill(self, value: float | int, count: int) -> None:
+        """Append ``count`` rows of ``value`` (a column that begins mid-run)."""
+        while count:
+            step = min(count, BLOCK - len(self.block))
+            self.block.extend(array(self.typecode, [value]) * step)
+            count -= step
+            if len(self.block) == BLOCK:
+                self.spill()
+
+    def chunks(self) -> Iterator[array]:
+        """The column in order, :data:`READ` rows at a time (the last chunk from memory)."""
+        if self.file is not None:
+            self.file.seek(0)
+            left = self.stored
+            while left:
+                chunk = array(self.typecode)
+                chunk.fromfile(self.file, min(left, READ))
+                left -= len(chunk)
+                yield chunk
+        yield self.block
+
+    def __getitem__(self, index: int) -> Any:
+        if index >= self.stored:
+            return self.block[index - self.stored]
+        assert self.file is not None
+        self.file.seek(index * self.block.itemsize)
+        return array(self.typecode, self.file.read(self.block.itemsize))[0]
+
+    # -- as numpy arrays: numpy is imported only here, at the end of the run --------------
+
+    def array(self) -> np.ndarray:
+        """The whole column (a new array)."""
+        import numpy as np
+
+        out = np.empty(len(self), dtype=_dtype(self.typecode))
+        done = 0
+        for chunk in self.chunks():
+            out[done : done + len(chunk)] = np.frombuffer(chunk, dtype=out.dtype)
+            done += len(chunk)
+        return out
+
+    def known(self, rows: np.ndarray) -> np.ndarray:
+        """The known (not NaN) values of the rows where the mask ``rows`` is true, read a
+        chunk at a time (a new array)."""
+        import numpy as np
+
+        out = np.empty(np.count_nonzero(rows), dtype=_dtype(self.typecode))
+        done = kept = 0
+        for chunk in self.chunks():
+            values = np.frombuffer(chunk, dtype=out.dtype)
+            wanted = rows[done : done + len(values)] & ~np.isnan(values)
+            done += len(values)
+            found = values[wanted]
+            out[kept : kept + len(found)] = found
+            kept += len(found)
+        out.resize(kept, refcheck=False)  # shorter where some were unknown: in place
+        return out
+
+
+def _dtype(typecode: str) -> str:
+    """The numpy type of an array type code (its size as the array module has it)."""
+    kind = "f" if typecode in "fd" else "i" if typecode.islower() else "u"
+    return f"{kind}{array(typecode).itemsize}"
+
+
+class CompactRows:
+    """The rows of a results CSV, in file order, as compact columns (see the module); the
+    spilled ones' files go in ``folder`` (None: the system's temporary folder)."""
+
+    def __init__(self, limit: int, folder: str | Path | None = None) -> None:
         self.limit = limit
+        self.folder = None if folder is None else str(folder)
         self.datasets, self.backends = Labels(), Labels()
-        self.dataset, self.backend = array("H"), array("H")
-        self.line = array("I")  # a line past 2**32 (a file of 300 GB) would not fit
-        self.hash = array("q")
-        self.size = array("B")
-        self.repeat = array("I")  # empty while every repeat is 0 (--repeat 1)
-        self.status, self.solutions = array("B"), array("b")
-        self.floats = {name: array(FLOAT_TYPES[name]) for name in FLOATS}
-        self._floats = list(self.floats.items())
-        self.native: dict[str, array] = {}
+        self.status = array("B")
+        spilled = {name: self._spilled(code) for name, code in SPILLED.items()}
+        self.spilled = spilled
+        self.floats = {name: self._spilled(FLOAT_TYPES[name]) for name in FLOATS}
+        self.native: dict[str, Spilled] = {}
+        self.repeated = False  # some repeat is not 0
         self.not_numbers: set[str] = set()  # native columns that held text
         self.shapes: dict[str, dict[str, list[Any]]] = {s: {} for s in FAILURES}
+        self._appends = {name: column.block.append for name, column in spilled.items()}
+        self._floats = [(name, column.block.append) for name, column in self.floats.items()]
+        self._pending = 0  # rows since the columns last spilled
+
+    def _spilled(self, typecode: str) -> Spilled:
+        return Spilled(typecode, self.folder)
 
     def __len__(self) -> int:
         return len(self.status)
 
     def add(self, row: Mapping[str, Any]) -> None:
         """Keep what the end of the run reads of ``row`` (typed values or the CSV's text)."""
-        get = row.get
+        get, append = row.get, self._appends
         status = _STATUS_CODE[get("status")]
-        self.dataset.append(self.datasets.code(get("dataset")))
-        self.backend.append(self.backends.code(get("backend")))
-        self.line.append(int(get("line")))
+        append["dataset"](self.datasets.code(get("dataset")))
+        append["backend"](self.backends.code(get("backend")))
+        append["line"](int(get("line")))
         size, solutions = get("size"), get("solutions")
-        self.size.append(size if size.__class__ is int else _whole(size, 0))
+        append["size"](size if size.__class__ is int else _whole(size, 0))
         repeat = int(get("repeat"))
-        if repeat or self.repeat:
-            if not self.repeat:
-                self.repeat = array("I", bytes(4 * len(self.status)))
-            self.repeat.append(repeat)
+        if repeat:
+            self.repeated = True
+        append["repeat"](repeat)
         self.status.append(status)
-        self.solutions.append(solutions if solutions.__class__ is int else _whole(solutions, -1))
+        append["solutions"](solutions if solutions.__class__ is int else _whole(solutions, -1))
         if self.limit == 2:
             solved = STATUSES[status] == Status.SOLVED
-            self.hash.append(hash(get("solution")) if solved else 0)
-        for name, column in self._floats:
+            append["hash"](hash(get("solution")) if solved else 0)
+        for name, keep in self._floats:
             value = get(name)
-            column.append(value if value.__class__ is float else number(value))
+            keep(value if value.__class__ is float else number(value))
         if self.native:
             self._natives(get)
         if status in _FAILING:
             self._failure(STATUSES[status], get("message") or "(no message)")
+        self._pending += 1
+        if self._pending == BLOCK:
+            self._spill()
+
+    def _spill(self) -> None:
+        for column in (*self.spilled.values(), *self.floats.values(), *self.native.values()):
+            column.spill()
+        self._pending = 0
 
     def _natives(self, get: Callable[[str], Any]) -> None:
         for name, column in self.native.items():
             value = get(name)
-            column.append(parsed := number(value))
+            column.block.append(parsed := number(value))
             if parsed != parsed and value not in (None, "") and value.__class__ is not float:
                 self.not_numbers.add(name)  # text: not a statistic (nor for pandas)
 
@@ -140,7 +259,10 @@ class CompactRows:
         """Keep these columns too, when they are native statistics (empty so far)."""
         for name in names:
             if name not in BASE_COLUMNS and name not in self.native:
-                self.native[name] = array("d", [NAN]) * len(self)
+                column = self.native[name] = self._spilled("d")
+                column.fill(NAN, len(self) - self._pending)
+                column.spill()  # in step with the others: the rows since their last spill
+                column.fill(NAN, self._pending)
 
     def _failure(self, status: str, message: str) -> None:
         shapes = self.shapes[status]
@@ -172,30 +294,38 @@ class CompactRows:
         if not excluding:
             return {status for code, status in enumerate(STATUSES) if code in self.status}
         left_out = {self.backends.code(spec) for spec in excluding}
-        codes = {s for s, b in zip(self.status, self.backend, strict=True) if b not in left_out}
+        codes, at = set(), 0
+        for backends in self.spilled["backend"].chunks():
+            status = self.status[at : at + len(backends)]
+            at += len(backends)
+            codes.update(s for s, b in zip(status, backends, strict=True) if b not in left_out)
         return {status for code, status in enumerate(STATUSES) if code in codes}
 
-    # -- as numpy arrays (views, no copies): numpy is imported only here, at the end ------
+    # -- as numpy arrays: numpy is imported only here, at the end of the run --------------
 
     def statuses(self) -> np.ndarray:
+        """The status codes (a view: :meth:`mark_wrong` changes them)."""
         import numpy as np
 
         return np.frombuffer(self.status, dtype=np.uint8)
 
-    def column(self, name: str) -> np.ndarray:
-        """A float column (:data:`FLOATS` or native) as a float array (a view)."""
-        import numpy as np
+    def codes(self, name: str) -> np.ndarray:
+        """A column of :data:`SPILLED` (dataset, backend, line, size, repeat, solutions,
+        hash) as an array read back (a new one)."""
+        return self.spilled[name].array()
 
-        source = self.floats.get(name)
-        source = self.native[name] if source is None else source
-        return np.frombuffer(source, dtype=np.float32 if source.typecode == "f" else np.float64)
+    def column(self, name: str) -> Spilled:
+        """A float column (:data:`FLOATS` or native): its :meth:`Spilled.array` reads it
+        back whole, its :meth:`Spilled.known` only the known values of some rows."""
+        found = self.floats.get(name)
+        return self.native[name] if found is None else found
 
     def puzzle_ids(self) -> np.ndarray:
         """One int64 a row naming its puzzle: its dataset's code and its line."""
         import numpy as np
 
-        ids = np.frombuffer(self.dataset, dtype=np.uint16).astype(np.int64) << 40
-        ids |= np.frombuffer(self.line, dtype=np.uint32)
+        ids = self.codes("dataset").astype(np.int64) << 40
+        ids |= self.codes("line")
         return ids
 
     def natives(self) -> list[str]:

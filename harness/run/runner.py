@@ -129,7 +129,7 @@ def run(
         raise RunError(f"nothing to run: no backend given can solve these puzzles ({reason})")
     config.out.parent.mkdir(parents=True, exist_ok=True)
     with exclusive(config.out):
-        rows = CompactRows(config.limit)
+        rows = CompactRows(config.limit, config.out.parent)  # its files beside the CSV
         existing = check_out(config, rows.add)
         meta = _metadata(puzzles, config)  # type: ignore[arg-type]
         meta["calibration"]["start_s"] = calibrate()

@@ -29,7 +29,8 @@ __all__ = ["ANSWERED", "LABELS", "NUMERIC", "STATUS_COLUMNS", "WIDTH", "cell"]
 
 #: The columns CSV output keeps unless asked for every column.
 KEY_COLUMNS = ("run", "backend", "dataset", "size", "tier", "puzzles", "solved", "correct")
-KEY_COLUMNS += ("timeouts", "wrong", "errors", "x_fastest", "median_ms", "own_ms", "nodes_median")
+KEY_COLUMNS += ("timeouts", "wrong", "errors", "x_fastest", "median_ms", "cpu_ms", "spread_pct")
+KEY_COLUMNS += ("min_ms", "own_ms", "nodes_median")
 #: Columns the tables give as "done/planned" text; JSON and CSV give them as numbers, with
 #: the planned count as ``puzzles``.
 FRACTIONS = ("solved", "correct")
@@ -90,11 +91,15 @@ def _is_native(frame: pd.DataFrame, column: str) -> bool:
     return column not in BASE_COLUMNS and pd.api.types.is_numeric_dtype(frame[column])
 
 
-def _puzzles(frame: pd.DataFrame, numeric: Sequence[str]) -> puzzle_rows.Columns:
-    """:func:`harness.tables.rows.reduce` of ``frame``, reading only the columns it needs."""
+def _puzzles(
+    frame: pd.DataFrame, numeric: Sequence[str], spread: bool = False
+) -> puzzle_rows.Columns:
+    """:func:`harness.tables.rows.reduce` of ``frame``, reading only the columns it needs;
+    with ``spread``, the spread of each puzzle's answered repeats too."""
     first = [c for c in puzzle_rows.FIRST if c in frame.columns and c not in numeric]
     names = [*puzzle_rows.PUZZLE_KEYS, "repeat", *numeric, *first]
-    return puzzle_rows.reduce(_columns(frame, names), numeric, first)
+    answered = ANSWERED if spread else ()
+    return puzzle_rows.reduce(_columns(frame, names), numeric, first, answered)
 
 
 def per_puzzle(frame: pd.DataFrame) -> pd.DataFrame:
@@ -115,7 +120,8 @@ def grouping(frame: pd.DataFrame) -> tuple[str, ...]:
 
 def summary(frame: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
     """The comparison table (:func:`harness.tables.summary.summary`): one row per group."""
-    table = plain_summary.summary(_puzzles(frame, plain_summary.SUMMARY_NUMERIC), by)
+    puzzles = _puzzles(frame, plain_summary.SUMMARY_NUMERIC, spread=True)
+    table = plain_summary.summary(puzzles, by)
     return pd.DataFrame(table)
 
 
@@ -153,7 +159,7 @@ def summary_by_tier(
     frame: pd.DataFrame, tiers: Mapping[str, str], order: Sequence[str] = ()
 ) -> pd.DataFrame:
     """:func:`harness.tables.summary.summary_by_tier`: the table per backend x dataset x tier."""
-    puzzles = _puzzles(frame, plain_summary.SUMMARY_NUMERIC)
+    puzzles = _puzzles(frame, plain_summary.SUMMARY_NUMERIC, spread=True)
     return pd.DataFrame(plain_summary.summary_by_tier(puzzles, tiers, order))
 
 

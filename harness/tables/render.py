@@ -23,6 +23,9 @@ STATUS_COLUMNS = ("unsat", "timeouts", "unknown", "errors", "wrong", "unavailabl
 LABELS = {
     "x_fastest": "\N{MULTIPLICATION SIGN} fastest",
     "median_ms": "median ms",
+    "cpu_ms": "cpu ms",
+    "spread_pct": "repeat IQR %",
+    "min_ms": "min repeat ms",
     "own_ms": "own ms",
     "mean_ms": "mean ms",
     "max_ms": "max ms",

@@ -6,7 +6,8 @@ column a float array (NaN where unknown). Callers may give plain lists instead, 
 or NaN where unknown (:mod:`harness.tables.frames` passes a DataFrame's): :func:`coded` and
 :func:`floats` turn them into those. With ``--repeat K`` the K rows of one (puzzle, backend)
 reduce to the median of each number and the first known status by repeat (:func:`reduce`),
-as pandas' groupby gives them.
+as pandas' groupby gives them. A number column may also be a :class:`Spilled` one (a run's,
+read back from its file when needed).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from harness.results.compact import Spilled
 
 #: What identifies one puzzle's rows of one backend (their repeats).
 PUZZLE_KEYS = ("dataset", "line", "puzzle", "backend")
@@ -103,6 +106,8 @@ def floats(values: Any) -> np.ndarray:
     (or not a number)."""
     if isinstance(values, np.ndarray) and values.dtype.kind == "f":
         return values
+    if isinstance(values, Spilled):  # a run's column, read back
+        return values.array()
     if isinstance(values, Coded):
         values = values.decoded()
     try:
@@ -134,9 +139,9 @@ DENSE = 1 << 20
 
 
 def group_ids(keys: Iterable[Coded]) -> tuple[np.ndarray, np.ndarray]:
-    """A group id for each row (rows with the same codes in every key share one), groups
-    numbered in the sorted order of their keys' values (unknown last); and the first row
-    of each group."""
+    """A group id for each row (rows with the same codes in every key share one; the
+    smallest integer type that holds them), groups numbered in the sorted order of their
+    keys' values (unknown last); and the first row of each group."""
     keys = list(keys)
     widths = [len(key.labels) + 1 for key in keys]
     if math.prod(widths) <= DENSE:  # a few groups: counted, in little memory
@@ -144,11 +149,15 @@ def group_ids(keys: Iterable[Coded]) -> tuple[np.ndarray, np.ndarray]:
         for key, width in zip(keys, widths, strict=True):
             combined *= width
             combined += key.ranks()
-        present = np.flatnonzero(np.bincount(combined, minlength=math.prod(widths)))
-        dense = np.zeros(math.prod(widths), dtype=np.int32)
-        dense[present] = np.arange(len(present), dtype=np.int32)
-        first = np.array([int(np.argmax(combined == g)) for g in present], dtype=np.int64)
-        return dense[combined], first
+        seen = np.zeros(math.prod(widths), dtype=bool)
+        seen[combined] = True
+        present = np.flatnonzero(seen)
+        del seen
+        dense = np.zeros(math.prod(widths), dtype=np.min_scalar_type(len(present)))
+        dense[present] = np.arange(len(present))
+        ids = dense[combined]
+        del combined
+        return ids, _first_rows(ids, len(present))
     wide = np.zeros(len(keys[0]), dtype=np.int64)
     for key, width in zip(keys, widths, strict=True):
         if wide.max(initial=0) >= np.iinfo(np.int64).max // width // 2:
@@ -158,21 +167,41 @@ def group_ids(keys: Iterable[Coded]) -> tuple[np.ndarray, np.ndarray]:
     return ids.reshape(-1), first
 
 
-def reduce(raw: Columns, numeric: Sequence[str], first: Sequence[str] = FIRST) -> Columns:
+def _first_rows(ids: np.ndarray, count: int, step: int = 1 << 16) -> np.ndarray:
+    """The first row of each of the ``count`` groups ``ids`` numbers (``step`` rows at a
+    time: in little memory)."""
+    first = np.full(count, len(ids), dtype=np.int64)
+    for start in range(0, len(ids), step):
+        chunk = ids[start : start + step]
+        np.minimum.at(first, chunk, np.arange(start, start + len(chunk)))
+    return first
+
+
+def reduce(
+    raw: Columns, numeric: Sequence[str], first: Sequence[str] = FIRST, answered: Sequence[str] = ()
+) -> Columns:
     """One row per (dataset, line, puzzle, backend) of the rows in ``raw``, in order of
     first appearance by repeat: the median of each ``numeric`` column over the repeats, and
     of each ``first`` column the first known value by repeat (the status of repeat 0).
     Keys and ``first`` columns come out as plain lists (NaN where unknown), numbers as
-    float arrays."""
-    puzzles = reduce_coded(raw, numeric, first, [k for k in PUZZLE_KEYS if k in raw])
+    float arrays; with ``answered``, the spread of the repeats too (see
+    :func:`reduce_coded`)."""
+    keys = [k for k in PUZZLE_KEYS if k in raw]
+    puzzles = reduce_coded(raw, numeric, first, keys, answered)
     return {c: v.decoded() if isinstance(v, Coded) else v for c, v in puzzles.items()}
 
 
 def reduce_coded(
-    raw: Columns, numeric: Sequence[str], first: Sequence[str], keys: Sequence[str]
+    raw: Columns,
+    numeric: Sequence[str],
+    first: Sequence[str],
+    keys: Sequence[str],
+    answered: Sequence[str] = (),
 ) -> Columns:
     """:func:`reduce` by the ``keys`` columns, keys and ``first`` columns kept
-    :class:`Coded`."""
+    :class:`Coded`. Given the ``answered`` statuses, and rows with more than one repeat,
+    also the spread of each puzzle's answered repeats (:func:`spread`): ``solve_spread``
+    (their interquartile range over their median) and ``solve_fastest``."""
     key_columns = [coded(column(raw, k)) for k in keys]
     n = len(key_columns[0]) if key_columns else 0
     repeats = floats(column(raw, "repeat")) if "repeat" in raw else np.zeros(n)
@@ -190,21 +219,53 @@ def reduce_coded(
         return puzzles
     for c in numeric:
         puzzles[c] = medians(floats(column(raw, c))[order], group, len(starts))
+    if answered and "solve_s" in raw and np.nanmax(repeats, initial=0) > 0:
+        status = coded(column(raw, "status"))
+        timed = np.isin(status.codes[order], [status.code_of(s) for s in answered])
+        times = np.where(timed, floats(column(raw, "solve_s"))[order], NAN)
+        puzzles["solve_spread"], puzzles["solve_fastest"] = spread(times, group, len(starts))
     for c in first:
         cells = coded(column(raw, c))
         puzzles[c] = Coded(first_known(cells.codes[order], group, len(starts)), cells.labels)
     return puzzles
 
 
-def medians(values: np.ndarray, group: np.ndarray, count: int) -> np.ndarray:
-    """The median of each group's known ``values`` (NaN for a group with none)."""
-    order = np.lexsort((values, group))  # by group, then value, NaN last
+def _by_group(
+    values: np.ndarray, group: np.ndarray, count: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``values`` sorted by group, then value (NaN last); where each group starts; and
+    how many known values each has."""
+    order = np.lexsort((values, group))
     known = np.bincount(group[~np.isnan(values)], minlength=count)
     starts = np.concatenate(([0], np.cumsum(np.bincount(group, minlength=count))[:-1]))
-    ordered = values[order]
+    return values[order], starts, known
+
+
+def medians(values: np.ndarray, group: np.ndarray, count: int) -> np.ndarray:
+    """The median of each group's known ``values`` (NaN for a group with none)."""
+    ordered, starts, known = _by_group(values, group, count)
     low = ordered[starts + np.maximum(known - 1, 0) // 2]
     high = ordered[starts + known // 2 - (known == 0)]
     return np.where(known > 0, (low + high) / 2, NAN)
+
+
+def spread(values: np.ndarray, group: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Of each group's known ``values``: their interquartile range over their median (the
+    quartiles interpolated linearly, as pandas and numpy do), and the least; NaN for a
+    group with fewer than two."""
+    ordered, starts, known = _by_group(values, group, count)
+    last = np.maximum(known - 1, 0)
+
+    def quantile(q: float) -> np.ndarray:
+        at = q * last
+        low = np.floor(at).astype(np.int64)
+        below, above = ordered[starts + low], ordered[starts + np.minimum(low + 1, last)]
+        return below + (above - below) * (at - low)
+
+    with np.errstate(divide="ignore", invalid="ignore"):  # a median of 0: inf or NaN
+        relative = (quantile(0.75) - quantile(0.25)) / quantile(0.5)
+    several = known > 1
+    return np.where(several, relative, NAN), np.where(several, ordered[starts], NAN)
 
 
 def first_known(codes: np.ndarray, group: np.ndarray, count: int) -> np.ndarray:

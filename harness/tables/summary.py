@@ -2,11 +2,14 @@
 
 Timing columns summarise the solve phase (``solve_s``) of answered rows (SOLVED or UNSAT
 and checked), and beside its median the median of the solver's own clock (``own_ms``, from
-``own_solve_s``, kept when some backend reports it): a TIMEOUT is counted in its own column
-and never averaged in as if it were an answer, and a WRONG row is never timed as a success.
-With ``--repeat K`` the K rows of one (puzzle, backend) are first reduced to their median
-(:func:`harness.tables.rows.reduce`), so every puzzle weighs the same. Counters a backend does
-not report stay empty (NaN), never 0.
+``own_solve_s``, kept when some backend reports it) and of the solve's CPU time (``cpu_ms``,
+from ``solve_cpu_s``): a TIMEOUT is counted in its own column and never averaged in as if it
+were an answer, and a WRONG row is never timed as a success. With ``--repeat K`` the K rows of
+one (puzzle, backend) are first reduced to their median (:func:`harness.tables.rows.reduce`),
+so every puzzle weighs the same, and two columns say how much the repeats varied: the median
+over the puzzles of their answered repeats' interquartile range over their median
+(``spread_pct``) and of their fastest repeat (``min_ms``). Counters a backend does not report
+stay empty (NaN), never 0.
 
 Rows are sorted by speed within each dataset (most checked answers first, then the lowest
 median), with ``x_fastest``: the row's median over the dataset's fastest median.
@@ -27,6 +30,7 @@ import numpy as np
 from backends.base import COUNTERS, Status
 from backends.puzzle import Puzzle
 from harness.results import BASE_COLUMNS, MEASURE_COLUMNS
+from harness.results.compact import Spilled
 from harness.tables.rows import (
     FIRST,
     NAN,
@@ -51,7 +55,9 @@ Table = list[dict[str, Any]]
 ANSWERED = (Status.SOLVED.value, Status.UNSAT.value)
 NUMERIC = (*MEASURE_COLUMNS, *COUNTERS)
 #: The numeric columns :func:`summary` reads (the others need not be parsed).
-SUMMARY_NUMERIC = ("encode_s", "solve_s", "own_solve_s", "nodes", "guesses")
+SUMMARY_NUMERIC = ("encode_s", "solve_s", "solve_cpu_s", "own_solve_s", "nodes", "guesses")
+#: The per-puzzle spread of the repeats (:func:`harness.tables.rows.spread`).
+SPREAD = ("solve_spread", "solve_fastest")
 #: The status columns of the summary, and the statuses each counts.
 COUNTED = {
     "unsat": (Status.UNSAT,),
@@ -65,34 +71,55 @@ COUNTED = {
 
 def run_puzzles(rows: CompactRows) -> Columns:
     """The puzzles of a run's compact rows: one per (dataset, line, backend), repeats
-    reduced (see :func:`harness.tables.rows.reduce`)."""
+    reduced (see :func:`harness.tables.rows.reduce`). The number columns of a run without
+    repeats stay in their files (:class:`harness.results.compact.Spilled`), read one at a
+    time as the statistics need them."""
     from harness.results.compact import STATUSES
 
-    sizes = np.frombuffer(rows.size, dtype=np.uint8)
+    sizes = rows.codes("size")
     known = [size for size in np.unique(sizes).tolist() if size]  # 0: unknown
     size_codes = np.full(1 << 8, -1, dtype=np.int8)
     size_codes[known] = np.arange(len(known))
-    raw: Columns = {
-        "dataset": Coded(np.frombuffer(rows.dataset, np.uint16), rows.datasets.values),
-        "backend": Coded(np.frombuffer(rows.backend, np.uint16), rows.backends.values),
+    datasets, backends = rows.datasets.values, rows.backends.values
+    raw: Columns = {  # codes in the smallest type that holds them (every row has a value)
+        "dataset": Coded(rows.codes("dataset").astype(np.min_scalar_type(len(datasets))), datasets),
+        "backend": Coded(rows.codes("backend").astype(np.min_scalar_type(len(backends))), backends),
         "status": Coded(rows.statuses(), list(STATUSES)),
         "size": Coded(size_codes[sizes], known),
     }
+    del sizes
     numeric = [*SUMMARY_NUMERIC, *rows.natives()]
     raw.update({c: rows.column(c) for c in numeric})
-    repeated = bool(rows.repeat)  # kept once a repeat is not 0
-    if len(rows.backends.values) > 1 or repeated:
+    if len(rows.backends.values) > 1 or rows.repeated:
         raw["line"] = _puzzle_codes(rows)  # which rows are of one puzzle
-    if not repeated:
+    if not rows.repeated:
         return raw  # one row per puzzle and backend (a run writes each key once)
-    raw["repeat"] = np.frombuffer(rows.repeat, dtype=np.uint32).astype(np.float64)
-    return reduce_coded(raw, numeric, ("status", "size"), ("dataset", "line", "backend"))
+    raw["repeat"] = rows.codes("repeat").astype(np.float64)
+    keys = ("dataset", "line", "backend")
+    return reduce_coded(raw, numeric, ("status", "size"), keys, ANSWERED)
 
 
 def _puzzle_codes(rows: CompactRows) -> Coded:
-    """The puzzle of each row (a dataset and a line) as codes, in sorted order."""
-    distinct, codes = np.unique(rows.puzzle_ids(), return_inverse=True)
-    return Coded(codes.reshape(-1).astype(np.int32), distinct)
+    """The puzzle of each row (a dataset and a line) as codes, in sorted order; the labels
+    are the puzzles' ids (:meth:`harness.results.compact.CompactRows.puzzle_ids`)."""
+    dataset, line = rows.codes("dataset"), rows.codes("line")
+    width = int(line.max(initial=0)) + 1
+    slots = len(rows.datasets.values) * width
+    if slots > min(2 * len(line) + (1 << 16), 1 << 31):  # lines far apart: sorted, in more memory
+        del dataset, line
+        distinct, codes = np.unique(rows.puzzle_ids(), return_inverse=True)
+        return Coded(codes.reshape(-1).astype(np.int32), distinct)
+    slot = line.astype(np.int32)  # fits: slots < 2**31
+    slot += dataset.astype(np.int32) * width
+    del dataset, line
+    seen = np.zeros(slots, dtype=bool)
+    seen[slot] = True
+    present = np.flatnonzero(seen)
+    del seen
+    dense = np.zeros(slots, dtype=np.int32)
+    dense[present] = np.arange(len(present), dtype=np.int32)
+    ids = (present // width) << 40 | present % width
+    return Coded(dense[slot], ids)
 
 
 def grouping(puzzles: Columns) -> tuple[str, ...]:
@@ -129,8 +156,11 @@ CODED = (*PUZZLE_KEYS, *FIRST)
 
 def _normalized(puzzles: Columns) -> Columns:
     """``puzzles`` with every key and :data:`FIRST` column :class:`Coded` and every other
-    column a float array (each converted once)."""
-    return {c: coded(v) if c in CODED else floats(v) for c, v in puzzles.items()}
+    column a float array (each converted once) or left in its file."""
+    return {
+        c: coded(v) if c in CODED else v if isinstance(v, Spilled) else floats(v)
+        for c, v in puzzles.items()
+    }
 
 
 class _Statuses:
@@ -151,8 +181,10 @@ class _Statuses:
         return {t: int(np.count_nonzero(codes == i)) for i, t in enumerate(self.text)}
 
 
-def _known(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+def _known(values: np.ndarray | Spilled, rows: np.ndarray) -> np.ndarray:
     """The known ``values`` of the rows in the mask ``rows`` (a copy)."""
+    if isinstance(values, Spilled):
+        return values.known(rows)
     return values[rows & ~np.isnan(values)]
 
 
@@ -168,23 +200,29 @@ def _median(values: np.ndarray) -> float:
     return float((values[half - 1] + values[half]) / 2)
 
 
+def _ms(puzzles: Columns, name: str, rows: np.ndarray) -> np.ndarray:
+    """The known values of column ``name`` in the mask ``rows``, seconds in ms (before any
+    statistic, as pandas computes them from the CSV)."""
+    values = _known(puzzles[name], rows)
+    values *= 1000
+    return values
+
+
 def _statistics(puzzles: Columns, answered: np.ndarray, solved: np.ndarray) -> dict[str, Any]:
-    """The statistics of a group's puzzles with an answer and of those SOLVED (masks)."""
+    """The statistics of a group's puzzles with an answer and of those SOLVED (masks), one
+    column at a time."""
     row: dict[str, Any] = {}
-    ms = _known(puzzles["solve_s"], answered)
-    ms *= 1000  # in ms before any statistic, as pandas computes them from the CSV
+    ms = _ms(puzzles, "solve_s", answered)
     row["mean_ms"] = float(ms.mean()) if len(ms) else NAN
     row["max_ms"] = float(ms.max()) if len(ms) else NAN
     row["median_ms"] = _median(ms)
     del ms
-    own = _known(puzzles["own_solve_s"], answered)  # the solver's own clock, where it has one
-    own *= 1000
-    row["own_ms"] = _median(own)
-    del own
-    encode = _known(puzzles["encode_s"], answered)
-    encode *= 1000
-    row["encode_ms"] = _median(encode)
-    del encode
+    row["cpu_ms"] = _median(_ms(puzzles, "solve_cpu_s", answered))
+    if SPREAD[0] in puzzles:  # repeats: over each puzzle's, the spread and the fastest
+        row["spread_pct"] = _median(_known(puzzles[SPREAD[0]], answered) * 100)
+        row["min_ms"] = _median(_ms(puzzles, SPREAD[1], answered))
+    row["own_ms"] = _median(_ms(puzzles, "own_solve_s", answered))  # the solver's own clock
+    row["encode_ms"] = _median(_ms(puzzles, "encode_s", answered))
     nodes = _known(puzzles["nodes"], answered)
     row["nodes_mean"] = float(nodes.mean()) if len(nodes) else NAN
     row["nodes_max"] = float(nodes.max()) if len(nodes) else NAN
@@ -195,9 +233,15 @@ def _statistics(puzzles: Columns, answered: np.ndarray, solved: np.ndarray) -> d
         100.0 * np.count_nonzero(guesses == 0) / len(guesses) if len(guesses) else NAN
     )
     row["guesses_per_puzzle"] = float(guesses.mean(dtype=np.float64)) if len(guesses) else NAN
-    order = ("median_ms", "own_ms", "mean_ms", "max_ms", "encode_ms", "nodes_median")
-    order += ("nodes_mean",)
-    return {name: row[name] for name in (*order, "nodes_max", "no_guess_pct", "guesses_per_puzzle")}
+    return {name: row[name] for name in STATISTICS if name in row}
+
+
+#: The summary's statistics, in order (``spread_pct`` and ``min_ms`` with repeats only).
+STATISTICS = ("median_ms", "cpu_ms", "spread_pct", "min_ms", "own_ms", "mean_ms", "max_ms")
+STATISTICS += ("encode_ms", "nodes_median", "nodes_mean", "nodes_max", "no_guess_pct")
+STATISTICS += ("guesses_per_puzzle",)
+#: Columns left out of a table where no row has a value (no backend reports it).
+OPTIONAL = ("cpu_ms", "own_ms")
 
 
 def _planned(puzzles: Columns, by: Sequence[str]) -> Callable[[tuple, int], int]:
@@ -247,12 +291,14 @@ def summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
         # UNSAT is a right answer where the file says 0 solutions (else it is WRONG)
         row["correct"] = f"{right}/{out}"
         row.update({c: sum(counts.get(s, 0) for s in k) for c, k in COUNTED.items()})
-        row.update(_statistics(puzzles, group & answered, group & solved))
+        group &= answered  # in place (a mask of its own): now the group's answered puzzles
+        row.update(_statistics(puzzles, group, group & solved))
         row["_answered"] = right
         table.append(row)
-    if all(missing(row["own_ms"]) for row in table):  # no solver reports its own clock
-        for row in table:
-            del row["own_ms"]
+    for name in OPTIONAL:  # a CPU time or a solver's own clock no row has
+        if all(missing(row[name]) for row in table):
+            for row in table:
+                del row[name]
     return by_speed(table, [c for c in by if c != "backend"])
 
 
@@ -301,7 +347,7 @@ def native_summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
     """Medians of each backend's native statistics over its answered puzzles, per group
     (default :func:`grouping`); statistics no row of a group reports are left out, and
     a group that reports none."""
-    native = [c for c in puzzles if c not in BASE_COLUMNS and c not in FIRST]
+    native = [c for c in puzzles if c not in (*BASE_COLUMNS, *FIRST, *SPREAD)]
     if not native:
         return []
     puzzles = _normalized(puzzles)
