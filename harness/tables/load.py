@@ -1,11 +1,14 @@
-"""Results CSVs read for the report and the gate: only the columns they use, in compact dtypes.
+"""Results CSVs read for the table, the report and the gate: only the columns they use, in
+compact dtypes, every row checked.
 
 A million rows of a results CSV hold two 81-character texts each (the puzzle and its
-solution) that neither the report's plots nor its tables show. Reading every column as
-:func:`harness.tables.frames.load` does costs gigabytes; here a caller names its columns,
+solution) that neither the tables nor the report show. Here a caller names its columns,
 text it groups by becomes a category (a handful of distinct values), and numbers are
-parsed by pandas' C reader. A torn last line (a run killed mid-write) is dropped, as
-:func:`harness.results.read_rows` drops it.
+parsed by pandas' C reader. Every row is first held to the rules of
+:mod:`harness.results.reading`: by columns (:func:`harness.results.scan.scan` over the bytes,
+then the parsed numbers and statuses here), and a file that breaks one is read again a row
+at a time (:func:`harness.results.check_results`) to name its first bad row. A torn last
+line (a run killed mid-write) is dropped, as :func:`harness.results.read_rows` drops it.
 """
 
 from __future__ import annotations
@@ -14,11 +17,22 @@ import csv
 import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NoReturn
 
+import numpy as np
 import pandas as pd
 
-from harness.results import ResultsError, require_columns, unescape_cell
+from harness.results import (
+    BASE_COLUMNS,
+    INTEGER_COLUMNS,
+    NUMBER_COLUMNS,
+    ResultsError,
+    check_results,
+    require_columns,
+    unescape_cell,
+)
+from harness.results import scan as bytes_scan
+from harness.results.reading import STATUSES
 from harness.tables.rows import FIRST, PUZZLE_KEYS
 from harness.tables.summary import NUMERIC
 
@@ -27,6 +41,10 @@ CATEGORIES = ("dataset", "backend", "status", "host", "tier")
 #: Canonical grid text (digits, letters, dots): never begins with a character the writer
 #: quotes, so it is not searched for quotes to take off.
 GRIDS = ("puzzle", "solution")
+#: Number columns whose values (not only their bytes) are checked once parsed.
+QUANTITIES = tuple(
+    c for c in NUMBER_COLUMNS if c not in bytes_scan.WHOLE_OR_EMPTY and c not in INTEGER_COLUMNS
+)
 
 
 def header(path: str | Path) -> list[str]:
@@ -39,26 +57,6 @@ def header(path: str | Path) -> list[str]:
     names = [unescape_cell(n) for n in names]
     require_columns(path, names)
     return names
-
-
-def torn(path: str | Path) -> bool:
-    """Whether the file's last line lacks its newline (a row cut short by a kill)."""
-    return rows_end(path) != Path(path).stat().st_size
-
-
-def rows_end(path: str | Path, block: int = 1 << 16) -> int:
-    """The size of the file up to and with its last newline (all of it when it ends in one):
-    what follows is a torn row."""
-    with open(path, "rb") as handle:
-        end = handle.seek(0, 2)
-        while end > 0:
-            start = max(0, end - block)
-            handle.seek(start)
-            chunk = handle.read(end - start)
-            if chunk.rfind(b"\n") >= 0:
-                return start + chunk.rfind(b"\n") + 1
-            end = start
-    return 0
 
 
 class _Head(io.RawIOBase):
@@ -78,27 +76,35 @@ class _Head(io.RawIOBase):
         return got or 0
 
 
-def read(path: str | Path, dtypes: Mapping[str, str | None], checked: bool = False) -> pd.DataFrame:
-    """The columns of ``dtypes`` the file has (None: as pandas infers it), one row per CSV row
-    up to a torn last line (left out).
+def read(
+    path: str | Path, dtypes: Mapping[str, str | type | None], natives: bool = False
+) -> pd.DataFrame:
+    """The columns of ``dtypes`` the file has (None: as pandas infers it; a number column:
+    float64), and with ``natives`` the native statistics' columns too (as pandas infers
+    them); one row per CSV row up to a torn last line (left out); no rows (and only the
+    columns of ``dtypes``) for a file of no text.
 
-    Only an empty cell is unknown (NaN); text such as ``NA`` stays text, so a number column
-    holding it fails to parse. Raises :class:`ResultsError`, naming the file, for a file that
-    is unreadable, not a results CSV, or has text where a number belongs; every cell is first
-    checked by the rules every reader applies (:func:`harness.results.reading.check_text`),
-    unless the caller has ``checked`` them.
+    Only an empty cell is unknown (NaN). Raises :class:`ResultsError`, naming the file (and
+    the line of the first bad row), for a file that is unreadable, not a results CSV, or has
+    a row that breaks the rules of :mod:`harness.results.reading`.
     """
-    if not checked:
-        from harness.results.reading import check_text, results_text
-
-        check_text(path, results_text(path))
-    names = header(path)
-    usecols = [c for c in names if c in dtypes]
-    types = {c: dtypes[c] for c in usecols if dtypes[c] is not None}
-    types.update({c: "category" for c in usecols if c in CATEGORIES})
+    try:
+        layout = bytes_scan.scan(path)
+    except OSError as exc:
+        raise ResultsError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    names = layout.header if layout.ok else check_results(path)  # names the first bad row
+    if not names:
+        return pd.DataFrame(columns=list(dtypes))
+    if natives:
+        others = [c for c in names if c not in BASE_COLUMNS]
+        dtypes = {**dtypes, **{c: dtypes.get(c) for c in others}}
+    usecols = [c for c in names if c in dtypes or c in QUANTITIES or c == "status"]
+    types = {c: dtypes[c] for c in usecols if dtypes.get(c) is not None}
+    types |= {c: "float64" for c in usecols if c in QUANTITIES and dtypes.get(c) is None}
+    types |= {c: "category" for c in usecols if c in CATEGORIES}
     try:
         with open(path, "rb") as handle:
-            rows = io.BufferedReader(_Head(handle, rows_end(path)))
+            rows = io.BufferedReader(_Head(handle, layout.end), buffer_size=1 << 20)
             frame = pd.read_csv(
                 rows,
                 usecols=usecols,
@@ -106,10 +112,36 @@ def read(path: str | Path, dtypes: Mapping[str, str | None], checked: bool = Fal
                 keep_default_na=False,
                 na_values=[""],
                 encoding="utf-8-sig",
+                index_col=False,
             )
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # pandas' parse errors too
-        raise ResultsError(f"{path}: cannot read it as a results CSV: {exc}") from None
+        _refuse(path, f"cannot read it as a results CSV: {exc}")
+    if not _values_ok(frame):
+        _refuse(path, "a status or a number breaks the rules of a results CSV")
+    frame = frame[[c for c in frame.columns if c in dtypes]]
     return unescaped(frame)
+
+
+def _refuse(path: str | Path, reason: str) -> NoReturn:
+    """Raise :class:`ResultsError` naming the first bad row, or ``reason`` when reading a row
+    at a time finds none."""
+    check_results(path)
+    raise ResultsError(f"{path}: {reason}")
+
+
+def _values_ok(frame: pd.DataFrame) -> bool:
+    """Whether every status is one of the statuses and every parsed quantity is finite
+    (their bytes are checked by :func:`harness.results.scan.scan`)."""
+    status = frame["status"]
+    if status.isna().any() or not set(status.cat.categories) <= STATUSES:
+        return False
+    for column in [c for c in QUANTITIES if c in frame.columns]:
+        values = pd.to_numeric(frame[column], errors="coerce")
+        if values.isna().sum() != frame[column].isna().sum():
+            return False
+        if not bytes_scan.quantities_ok(values.to_numpy(dtype=np.float64)):
+            return False
+    return True
 
 
 def unescaped(frame: pd.DataFrame) -> pd.DataFrame:
@@ -163,8 +195,6 @@ def _is_number(frame: pd.DataFrame, column: str) -> bool:
     """A measured column, a counter, or a native statistic of numbers (not a key)."""
     if column in PUZZLE_KEYS or column in ("repeat", "limit", "jobs", "line"):
         return False
-    from harness.results import BASE_COLUMNS
-
     numeric = pd.api.types.is_numeric_dtype(frame[column])
     return column in NUMERIC or (column not in BASE_COLUMNS and numeric)
 

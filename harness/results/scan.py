@@ -1,0 +1,194 @@
+"""The rules of :mod:`harness.results.reading` checked by columns, over a results CSV's bytes.
+
+:func:`scan` reads the file in blocks of whole lines (a torn last line left out) and tells
+whether every row keeps the rules, without making a Python object per cell. In a block with
+no quote and no carriage return (how the writer writes a row unless a cell holds a comma, a
+quote or a line break) a line is a row and a comma ends a cell, so numpy checks it at once:
+every line has the header's width; ``dataset``, ``puzzle`` and ``backend`` are not empty;
+``line``, ``repeat`` and ``limit`` are 1 to 18 digits, ``size``, ``givens``, ``jobs`` and
+``solutions`` 0 to 18; every other number column is empty or begins and ends with a digit
+or a ``.`` (no sign, space, ``inf`` or ``nan``), and the caller checks the rest once pandas
+has parsed it: that it parsed, and is finite (:func:`quantities_ok`). ``status`` is checked
+by the caller too, from the few distinct values pandas reads.
+
+The bytes are not the rules' last word: a file :func:`scan` cannot take (quotes, carriage
+returns, text that is not UTF-8, a bad cell) goes to :func:`harness.results.reading.check_results`,
+which reads it a row at a time by the rules and names the first bad row; a test holds the two
+to the same verdict on a corpus of corrupt files.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from harness.results.schema import (
+    INTEGER_COLUMNS,
+    NUMBER_COLUMNS,
+    REQUIRED_COLUMNS,
+    unescape_cell,
+)
+
+#: Bytes read at a time (then cut back to the last line break).
+BLOCK = 1 << 23
+#: Columns never empty, and columns that are empty or a whole number (see reading.py).
+TEXT_KEYS = ("dataset", "puzzle", "backend")
+WHOLE_OR_EMPTY = ("size", "givens", "jobs", "solutions")
+#: The longest whole number in a cell (below 10^18).
+DIGITS = 18
+BOM = b"\xef\xbb\xbf"
+
+#: The bytes a number's text may begin and end with.
+_NUMBER_ENDS = np.zeros(256, dtype=bool)
+_NUMBER_ENDS[list(b"0123456789.")] = True
+
+@dataclass
+class Layout:
+    """What :func:`scan` found: the header (empty for a file of no text), where the whole
+    rows end (a torn last line follows), and whether every row keeps the rules its bytes
+    can show."""
+
+    header: list[str]
+    end: int
+    ok: bool
+
+
+def scan(path: Path | str) -> Layout:
+    """The file's header and rows' end, and whether its bytes keep the rules (see the
+    module); raises OSError when it cannot be read."""
+    with open(path, "rb") as handle:
+        end = rows_end(handle)
+        if holds_nul(handle, end):  # the blocks below are searched for NUL bytes too
+            return Layout([], end, False)
+        handle.seek(0)
+        first = handle.readline(min(end, BLOCK))
+        if first.startswith(BOM):
+            first = first[len(BOM) :]
+        if not first.strip() and blank(handle, end):
+            return Layout([], end, True)
+        if not first.endswith(b"\n") or not _plain(first):
+            return Layout([], end, False)
+        header = [unescape_cell(c) for c in next(csv.reader([first.decode()]))]
+        whole = set(REQUIRED_COLUMNS) <= set(header) and "" not in header
+        if not whole or len(set(header)) != len(header):
+            return Layout(header, end, False)
+        rules = _rules(header)
+        ok = all(_block_ok(block, rules, len(header)) for block in _blocks(handle, end))
+    return Layout(header, end, ok)
+
+
+def holds_nul(handle, start: int = 0) -> bool:
+    """Whether the file holds a NUL byte from ``start`` on (a torn last line too): not a
+    text file."""
+    handle.seek(start)
+    return any(b"\0" in block for block in iter(lambda: handle.read(BLOCK), b""))
+
+
+def blank(handle, end: int) -> bool:
+    """Whether the file holds nothing but white space up to ``end`` (a file of no rows)."""
+    handle.seek(0)
+    return not any(block.strip() for block in _blocks(handle, end))
+
+
+def rows_end(handle, block: int = 1 << 16) -> int:
+    """The size of the file up to and with its last newline (all of it when it ends in one):
+    what follows is a torn row."""
+    end = handle.seek(0, 2)
+    while end > 0:
+        start = max(0, end - block)
+        handle.seek(start)
+        chunk = handle.read(end - start)
+        if chunk.rfind(b"\n") >= 0:
+            return start + chunk.rfind(b"\n") + 1
+        end = start
+    return 0
+
+
+def _plain(data: bytes) -> bool:
+    """No quote, carriage return or NUL, and UTF-8 text."""
+    if b'"' in data or b"\r" in data or b"\0" in data:
+        return False
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _blocks(handle, end: int) -> Iterator[bytes]:
+    """The bytes from the handle's place to ``end``, in blocks that end with a line break."""
+    rest = b""
+    while handle.tell() < end:
+        data = rest + handle.read(min(BLOCK, end - handle.tell()))
+        cut = data.rfind(b"\n") + 1
+        rest = data[cut:]
+        if cut:
+            yield data[:cut]
+
+
+def _rules(header: list[str]) -> list[tuple[int, str]]:
+    """(column index, rule) for each column its bytes tell something of."""
+    rules = []
+    for index, name in enumerate(header):
+        if name in TEXT_KEYS:
+            rules.append((index, "text"))
+        elif name in INTEGER_COLUMNS:
+            rules.append((index, "whole"))
+        elif name in WHOLE_OR_EMPTY:
+            rules.append((index, "whole or empty"))
+        elif name in NUMBER_COLUMNS:
+            rules.append((index, "number"))
+    return rules
+
+
+def _block_ok(data: bytes, rules: list[tuple[int, str]], width: int) -> bool:
+    """Whether every line of ``data`` has ``width`` cells and each ruled cell its form."""
+    if not _plain(data):
+        return False
+    raw = np.frombuffer(data, dtype=np.uint8)
+    breaks = np.flatnonzero(raw == ord("\n"))
+    commas = np.flatnonzero(raw == ord(","))
+    lines = len(breaks)
+    if len(commas) != lines * (width - 1):
+        return False
+    commas = commas.reshape(lines, width - 1)
+    if lines and not ((commas[:, -1] < breaks).all() and (commas[1:, 0] > breaks[:-1]).all()):
+        return False  # so each line has width - 1 commas
+    ends = np.hstack([commas, breaks[:, None]])
+    starts = np.concatenate([[0], ends.ravel()[:-1] + 1]).reshape(lines, width)
+    lengths = ends - starts
+    for index, rule in rules:
+        length = lengths[:, index]
+        if rule == "text":
+            good = length > 0
+        elif rule == "number":  # pandas parses the rest (see quantities_ok)
+            first, last = raw[starts[:, index]], raw[np.maximum(ends[:, index] - 1, 0)]
+            good = (length == 0) | (_NUMBER_ENDS[first] & _NUMBER_ENDS[last])
+        else:
+            shortest = 1 if rule == "whole" else 0
+            fits = ((length >= shortest) & (length <= DIGITS)).all()
+            good = np.array(fits and _digits(raw, starts[:, index], length))
+        if not good.all():
+            return False
+    return True
+
+
+def _digits(raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> bool:
+    """Whether the cells of ``raw`` at ``starts`` (of ``lengths``, at most :data:`DIGITS`)
+    hold only digits."""
+    at = np.arange(int(lengths.max(initial=0)))
+    inside = at < lengths[:, None]
+    cells = raw[np.where(inside, starts[:, None] + at, 0)]
+    return bool((~inside | (cells - ord("0") <= 9)).all())
+
+
+def quantities_ok(values: np.ndarray) -> bool:
+    """Whether a number column as parsed (NaN where empty) is finite where known; its
+    bytes (:func:`scan`) have no sign before the first digit, so none is negative."""
+    return bool(np.isfinite(values[~np.isnan(values)]).all())
