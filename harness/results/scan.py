@@ -35,6 +35,8 @@ from harness.results.schema import (
 
 #: Bytes read at a time (then cut back to the last line break).
 BLOCK = 1 << 23
+#: The longest header read (a longer one is read a row at a time).
+HEADER = 1 << 20
 #: Columns never empty, and columns that are empty or a whole number (see reading.py).
 TEXT_KEYS = ("dataset", "puzzle", "backend")
 WHOLE_OR_EMPTY = ("size", "givens", "jobs", "solutions")
@@ -46,15 +48,17 @@ BOM = b"\xef\xbb\xbf"
 _NUMBER_ENDS = np.zeros(256, dtype=bool)
 _NUMBER_ENDS[list(b"0123456789.")] = True
 
+
 @dataclass
 class Layout:
     """What :func:`scan` found: the header (empty for a file of no text), where the whole
     rows end (a torn last line follows), and whether every row keeps the rules its bytes
-    can show."""
+    can show (None: the bytes cannot tell, for quotes, carriage returns or text that is not
+    UTF-8)."""
 
     header: list[str]
     end: int
-    ok: bool
+    ok: bool | None
 
 
 def scan(path: Path | str) -> Layout:
@@ -62,29 +66,31 @@ def scan(path: Path | str) -> Layout:
     module); raises OSError when it cannot be read."""
     with open(path, "rb") as handle:
         end = rows_end(handle)
-        if holds_nul(handle, end):  # the blocks below are searched for NUL bytes too
+        if holds_nul(handle):
             return Layout([], end, False)
         handle.seek(0)
-        first = handle.readline(min(end, BLOCK))
+        first = handle.readline(min(end, HEADER))
         if first.startswith(BOM):
             first = first[len(BOM) :]
         if not first.strip() and blank(handle, end):
             return Layout([], end, True)
         if not first.endswith(b"\n") or not _plain(first):
-            return Layout([], end, False)
+            return Layout([], end, None)
         header = [unescape_cell(c) for c in next(csv.reader([first.decode()]))]
         whole = set(REQUIRED_COLUMNS) <= set(header) and "" not in header
         if not whole or len(set(header)) != len(header):
             return Layout(header, end, False)
         rules = _rules(header)
-        ok = all(_block_ok(block, rules, len(header)) for block in _blocks(handle, end))
-    return Layout(header, end, ok)
+        for block in _blocks(handle, end):
+            ok = _block_ok(block, rules, len(header))
+            if ok is not True:
+                return Layout(header, end, ok)
+    return Layout(header, end, True)
 
 
-def holds_nul(handle, start: int = 0) -> bool:
-    """Whether the file holds a NUL byte from ``start`` on (a torn last line too): not a
-    text file."""
-    handle.seek(start)
+def holds_nul(handle) -> bool:
+    """Whether the file holds a NUL byte (in a torn last line too): not a text file."""
+    handle.seek(0)
     return any(b"\0" in block for block in iter(lambda: handle.read(BLOCK), b""))
 
 
@@ -109,8 +115,8 @@ def rows_end(handle, block: int = 1 << 16) -> int:
 
 
 def _plain(data: bytes) -> bool:
-    """No quote, carriage return or NUL, and UTF-8 text."""
-    if b'"' in data or b"\r" in data or b"\0" in data:
+    """No quote or carriage return, and UTF-8 text."""
+    if b'"' in data or b"\r" in data:
         return False
     if data.isascii():
         return True
@@ -147,10 +153,11 @@ def _rules(header: list[str]) -> list[tuple[int, str]]:
     return rules
 
 
-def _block_ok(data: bytes, rules: list[tuple[int, str]], width: int) -> bool:
-    """Whether every line of ``data`` has ``width`` cells and each ruled cell its form."""
+def _block_ok(data: bytes, rules: list[tuple[int, str]], width: int) -> bool | None:
+    """Whether every line of ``data`` has ``width`` cells and each ruled cell its form (None:
+    the bytes cannot tell)."""
     if not _plain(data):
-        return False
+        return None
     raw = np.frombuffer(data, dtype=np.uint8)
     breaks = np.flatnonzero(raw == ord("\n"))
     commas = np.flatnonzero(raw == ord(","))

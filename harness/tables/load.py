@@ -92,34 +92,59 @@ def read(
         layout = bytes_scan.scan(path)
     except OSError as exc:
         raise ResultsError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    if layout.ok is False:
+        _refuse(path, "a row breaks the rules of a results CSV")
     names = layout.header if layout.ok else check_results(path)  # names the first bad row
     if not names:
         return pd.DataFrame(columns=list(dtypes))
     if natives:
         others = [c for c in names if c not in BASE_COLUMNS]
         dtypes = {**dtypes, **{c: dtypes.get(c) for c in others}}
-    usecols = [c for c in names if c in dtypes or c in QUANTITIES or c == "status"]
-    types = {c: dtypes[c] for c in usecols if dtypes.get(c) is not None}
-    types |= {c: "float64" for c in usecols if c in QUANTITIES and dtypes.get(c) is None}
-    types |= {c: "category" for c in usecols if c in CATEGORIES}
     try:
-        with open(path, "rb") as handle:
-            rows = io.BufferedReader(_Head(handle, layout.end), buffer_size=1 << 20)
-            frame = pd.read_csv(
-                rows,
-                usecols=usecols,
-                dtype=types,
-                keep_default_na=False,
-                na_values=[""],
-                encoding="utf-8-sig",
-                index_col=False,
-            )
+        frame = _parsed(path, names, layout.end, dtypes)
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # pandas' parse errors too
         _refuse(path, f"cannot read it as a results CSV: {exc}")
     if not _values_ok(frame):
         _refuse(path, "a status or a number breaks the rules of a results CSV")
     frame = frame[[c for c in frame.columns if c in dtypes]]
     return unescaped(frame)
+
+
+def by_columns(path: str | Path) -> bool | None:
+    """Whether every row of a readable file keeps the rules of
+    :mod:`harness.results.reading`, told by columns alone, as :func:`read` tells it before
+    it reads a row at a time (None: the bytes cannot tell, see
+    :func:`harness.results.scan.scan`)."""
+    layout = bytes_scan.scan(path)
+    if not layout.ok or not layout.header:
+        return layout.ok
+    try:
+        frame = _parsed(path, layout.header, layout.end, {})
+    except (UnicodeDecodeError, ValueError):
+        return False
+    return _values_ok(frame)
+
+
+def _parsed(
+    path: str | Path, names: list[str], end: int, dtypes: Mapping[str, str | type | None]
+) -> pd.DataFrame:
+    """The columns of ``dtypes``, of the statuses and of the quantities, of the file's first
+    ``end`` bytes, as pandas parses them."""
+    usecols = [c for c in names if c in dtypes or c in QUANTITIES or c == "status"]
+    types = {c: dtypes[c] for c in usecols if dtypes.get(c) is not None}
+    types |= {c: "float64" for c in usecols if c in QUANTITIES and dtypes.get(c) is None}
+    types |= {c: "category" for c in usecols if c in CATEGORIES}
+    with open(path, "rb") as handle:
+        rows = io.BufferedReader(_Head(handle, end), buffer_size=1 << 20)
+        return pd.read_csv(
+            rows,
+            usecols=usecols,
+            dtype=types,
+            keep_default_na=False,
+            na_values=[""],
+            encoding="utf-8-sig",
+            index_col=False,
+        )
 
 
 def _refuse(path: str | Path, reason: str) -> NoReturn:
