@@ -95,3 +95,32 @@ def test_a_block_boundary_inside_the_file_changes_nothing(
     rows[-1]["nodes"] = "-3"
     bad = write_run(tmp_path / "bad.csv", csv_text(rows).encode())
     assert [(True, True), (False, False)] == [verdicts(good), verdicts(bad)]
+
+
+def message(call, path: Path) -> str:
+    with pytest.raises(ResultsError) as caught:
+        call(path)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        [(1, "status", "DONE"), (6, "nodes", "-1")],
+        [(5, "solve_s", "nan"), (6, "line", "x")],
+        [(6, "solve_s", "1e400"), (7, "backend", "")],
+        [(3, "guesses", "abc")],
+        [(7, "size", "9.0")],
+    ],
+)
+def test_the_first_bad_row_is_named_as_reading_every_row_names_it(
+    cells: list[tuple[int, str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Blocks of 600 bytes, bad cells in two of them: the loader names the line that
+    check_results names."""
+    monkeypatch.setattr(bytes_scan, "BLOCK", 600)
+    rows = good_rows()
+    for row, column, value in cells:
+        rows[row][column] = value
+    path = write_run(tmp_path / "x.csv", csv_text(rows).encode())
+    assert message(check_results, path) == message(lambda p: load.read(p, {"line": None}), path)

@@ -27,6 +27,7 @@ and the gate), and hands a file it cannot take to :func:`check_results`.
 from __future__ import annotations
 
 import csv
+import io
 import math
 import re
 import sys
@@ -125,17 +126,41 @@ def check_results(
                 return []
         with open_rows(Path(path), strict=True) as (header, rows):
             _check_header(path, header)
-            rules = [(name, ok) for name in header if (ok := rule(name)) is not None]
-            for number, row in rows:
-                for name, ok in rules:
-                    if not ok(row[name]):
-                        raise ResultsError(f"{path}:{number}: {_problem(name, row[name])}")
-                if each is not None:
-                    each(row)
+            _check_rows(path, header, rows, each)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise ResultsError(f"{path}: cannot read it: {reason}") from None
     return header
+
+
+def check_lines(path: Path | str, header: list[str], text: str, first: int) -> None:
+    """Check the rows of ``text``, lines of the results CSV ``path`` under ``header`` from
+    line ``first`` on, as :func:`check_results` checks the file's rows (the first bad one
+    named by its line in the file)."""
+    _check_header(path, header)
+    csv.field_size_limit(min(FIELD_LIMIT, sys.maxsize))
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        _check_rows(path, header, _rows(Path(path), reader, header, True, first - 1))
+    except csv.Error as exc:
+        raise ResultsError(f"{path}: cannot read it: {exc}") from None
+
+
+def _check_rows(
+    path: Path | str,
+    header: list[str],
+    rows: Iterator[tuple[int, dict[str, str]]],
+    each: Callable[[dict[str, str]], None] | None = None,
+) -> None:
+    """Raise :class:`ResultsError` at the first of ``rows`` (line number, row) that breaks
+    a rule; give each other to ``each``."""
+    rules = [(name, ok) for name in header if (ok := rule(name)) is not None]
+    for number, row in rows:
+        for name, ok in rules:
+            if not ok(row[name]):
+                raise ResultsError(f"{path}:{number}: {_problem(name, row[name])}")
+        if each is not None:
+            each(row)
 
 
 @dataclass
@@ -215,17 +240,18 @@ def open_rows(
 
 
 def _rows(
-    path: Path, reader: Any, header: list[str], strict: bool
+    path: Path, reader: Any, header: list[str], strict: bool, before: int = 0
 ) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line number, row) of each row of ``reader``, whose lines follow ``before`` others."""
     width = len(header)
     for fields in reader:
         if len(fields) != width:
             if strict:
-                raise ResultsError(
-                    f"{path}:{reader.line_num}: {len(fields)} field(s), the header has {width}"
-                )
+                line, count = before + reader.line_num, len(fields)
+                raise ResultsError(f"{path}:{line}: {count} field(s), the header has {width}")
             fields += [""] * (width - len(fields))
-        yield reader.line_num, dict(zip(header, map(unescape_cell, fields), strict=False))
+        row = dict(zip(header, map(unescape_cell, fields), strict=False))
+        yield before + reader.line_num, row
 
 
 def whole_lines(binary: Iterator[bytes]) -> Iterator[str]:

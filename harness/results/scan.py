@@ -80,12 +80,23 @@ def scan(path: Path | str) -> Layout:
         whole = set(REQUIRED_COLUMNS) <= set(header) and "" not in header
         if not whole or len(set(header)) != len(header):
             return Layout(header, end, False)
-        rules = _rules(header)
+        ruled = column_rules(header)
         for block in _blocks(handle, end):
-            ok = _block_ok(block, rules, len(header))
+            ok = block_ok(block, ruled, len(header))
             if ok is not True:
                 return Layout(header, end, ok)
     return Layout(header, end, True)
+
+
+def lines(path: Path | str, end: int) -> Iterator[tuple[int, bytes]]:
+    """The rows of the file up to ``end`` in blocks of whole lines, each with the line
+    number of its first (the header's is 1)."""
+    with open(path, "rb") as handle:
+        handle.readline(min(end, HEADER))
+        line = 2
+        for block in _blocks(handle, end):
+            yield line, block
+            line += block.count(b"\n")
 
 
 def holds_nul(handle) -> bool:
@@ -138,7 +149,7 @@ def _blocks(handle, end: int) -> Iterator[bytes]:
             yield data[:cut]
 
 
-def _rules(header: list[str]) -> list[tuple[int, str]]:
+def column_rules(header: list[str]) -> list[tuple[int, str]]:
     """(column index, rule) for each column its bytes tell something of."""
     rules = []
     for index, name in enumerate(header):
@@ -153,7 +164,7 @@ def _rules(header: list[str]) -> list[tuple[int, str]]:
     return rules
 
 
-def _block_ok(data: bytes, rules: list[tuple[int, str]], width: int) -> bool | None:
+def block_ok(data: bytes, rules: list[tuple[int, str]], width: int) -> bool | None:
     """Whether every line of ``data`` has ``width`` cells and each ruled cell its form (None:
     the bytes cannot tell)."""
     if not _plain(data):

@@ -32,7 +32,7 @@ from harness.results import (
     unescape_cell,
 )
 from harness.results import scan as bytes_scan
-from harness.results.reading import STATUSES
+from harness.results.reading import STATUSES, check_lines
 from harness.tables.rows import FIRST, PUZZLE_KEYS
 from harness.tables.summary import NUMERIC
 
@@ -93,7 +93,7 @@ def read(
     except OSError as exc:
         raise ResultsError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     if layout.ok is False:
-        _refuse(path, "a row breaks the rules of a results CSV")
+        _refuse(path, "a row breaks the rules of a results CSV", layout)
     names = layout.header if layout.ok else check_results(path)  # names the first bad row
     if not names:
         return pd.DataFrame(columns=list(dtypes))
@@ -103,9 +103,9 @@ def read(
     try:
         frame = _parsed(path, names, layout.end, dtypes)
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # pandas' parse errors too
-        _refuse(path, f"cannot read it as a results CSV: {exc}")
+        _refuse(path, f"cannot read it as a results CSV: {exc}", layout)
     if not _values_ok(frame):
-        _refuse(path, "a status or a number breaks the rules of a results CSV")
+        _refuse(path, "a status or a number breaks the rules of a results CSV", layout)
     frame = frame[[c for c in frame.columns if c in dtypes]]
     return unescaped(frame)
 
@@ -147,11 +147,41 @@ def _parsed(
         )
 
 
-def _refuse(path: str | Path, reason: str) -> NoReturn:
+def _refuse(path: str | Path, reason: str, layout: bytes_scan.Layout) -> NoReturn:
     """Raise :class:`ResultsError` naming the first bad row, or ``reason`` when reading a row
-    at a time finds none."""
-    check_results(path)
+    at a time finds none. A file the bytes can tell is searched by blocks (the first whose
+    rows break a rule by columns is read a row at a time), another a row at a time."""
+    if layout.ok is None or not layout.header:
+        check_results(path)
+    else:
+        header = layout.header
+        check_lines(path, header, "", 2)  # the header
+        rules = bytes_scan.column_rules(header)
+        for line, data in bytes_scan.lines(path, layout.end):
+            good = bytes_scan.block_ok(data, rules, len(header)) and _block_values_ok(data, header)
+            if not good:
+                check_lines(path, header, data.decode("utf-8", "replace"), line)
     raise ResultsError(f"{path}: {reason}")
+
+
+def _block_values_ok(data: bytes, header: list[str]) -> bool:
+    """Whether the rows of ``data`` (lines of a results CSV) pass :func:`_values_ok`."""
+    usecols = [c for c in header if c in QUANTITIES or c == "status"]
+    types = {c: "float64" for c in usecols if c in QUANTITIES} | {"status": "category"}
+    try:
+        frame = pd.read_csv(
+            io.BytesIO(data),
+            names=header,
+            header=None,
+            usecols=usecols,
+            dtype=types,
+            keep_default_na=False,
+            na_values=[""],
+            index_col=False,
+        )
+    except (UnicodeDecodeError, ValueError):
+        return False
+    return _values_ok(frame)
 
 
 def _values_ok(frame: pd.DataFrame) -> bool:
