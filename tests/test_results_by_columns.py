@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from harness.results import ResultsError, check_results
+from harness.results import ResultsError, check_results, reading
 from harness.results import scan as bytes_scan
 from harness.tables import load
 from tests.corrupt_corpus import BIG, VARIANTS, csv_text, good_rows, write_run
@@ -124,3 +124,18 @@ def test_the_first_bad_row_is_named_as_reading_every_row_names_it(
         rows[row][column] = value
     path = write_run(tmp_path / "x.csv", csv_text(rows).encode())
     assert message(check_results, path) == message(lambda p: load.read(p, {"line": None}), path)
+
+
+@pytest.mark.parametrize("batch", [2, 4096])
+def test_a_bad_cell_before_a_short_row_is_named_first(
+    batch: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a row at a time, by batches: a bad status on line 4 is named before the short
+    row on line 7, in one batch or in two."""
+    monkeypatch.setattr(reading, "BATCH", batch)
+    lines = csv_text(good_rows()).splitlines(keepends=True)
+    lines[3] = lines[3].replace("SOLVED", "DONE")
+    lines[6] = "a,b,c\n"
+    path = write_run(tmp_path / "x.csv", "".join(lines).encode())
+    expected = f"{path}:4: status is 'DONE', not one of {' '.join(sorted(reading.STATUSES))}"
+    assert expected == message(check_results, path)

@@ -34,6 +34,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,9 +55,12 @@ if TYPE_CHECKING:
 STATUSES = frozenset(s.value for s in Status)
 #: The longest cell read (a 300 KB message is read; a longer one is not a results CSV).
 FIELD_LIMIT = 1 << 24
+#: Rows checked together, column by column.
+BATCH = 4096
 _WHOLE = re.compile(r"[0-9]{1,18}").fullmatch
 _WHOLE_OR_EMPTY = re.compile(r"[0-9]{0,18}").fullmatch
 #: A number of zero or more in plain or scientific notation (no sign, space, ``_``, inf, nan).
+_QUOTED = methodcaller("startswith", "'")
 _DECIMAL = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?").fullmatch
 
 
@@ -153,13 +157,38 @@ def _check_rows(
     each: Callable[[dict[str, str]], None] | None = None,
 ) -> None:
     """Raise :class:`ResultsError` at the first of ``rows`` (line number, row) that breaks
-    a rule; give each other to ``each``."""
+    a rule (or that cannot be read); give each other to ``each``. Rows are checked a batch
+    at a time, column by column, and a batch with a bad cell row by row."""
     rules = [(name, ok) for name in header if (ok := rule(name)) is not None]
-    for number, row in rows:
-        for name, ok in rules:
-            if not ok(row[name]):
-                raise ResultsError(f"{path}:{number}: {_problem(name, row[name])}")
-        if each is not None:
+    batch: list[tuple[int, dict[str, str]]] = []
+    while True:
+        try:
+            batch.append(next(rows))
+        except StopIteration:
+            break
+        except (ResultsError, csv.Error):  # a row of another width: an earlier bad row first
+            _check_batch(path, rules, batch, each)
+            raise
+        if len(batch) == BATCH:
+            _check_batch(path, rules, batch, each)
+            batch = []
+    _check_batch(path, rules, batch, each)
+
+
+def _check_batch(
+    path: Path | str,
+    rules: list[tuple[str, Callable[[str], object]]],
+    batch: list[tuple[int, dict[str, str]]],
+    each: Callable[[dict[str, str]], None] | None,
+) -> None:
+    """:func:`_check_rows` of one batch."""
+    if not all(all(map(ok, [row[name] for _, row in batch])) for name, ok in rules):
+        for number, row in batch:
+            for name, ok in rules:
+                if not ok(row[name]):
+                    raise ResultsError(f"{path}:{number}: {_problem(name, row[name])}")
+    if each is not None:
+        for _, row in batch:
             each(row)
 
 
@@ -250,8 +279,9 @@ def _rows(
                 line, count = before + reader.line_num, len(fields)
                 raise ResultsError(f"{path}:{line}: {count} field(s), the header has {width}")
             fields += [""] * (width - len(fields))
-        row = dict(zip(header, map(unescape_cell, fields), strict=False))
-        yield before + reader.line_num, row
+        if any(map(_QUOTED, fields)):  # a cell may carry the formula escape (see schema)
+            fields = list(map(unescape_cell, fields))
+        yield before + reader.line_num, dict(zip(header, fields, strict=False))
 
 
 def whole_lines(binary: Iterator[bytes]) -> Iterator[str]:

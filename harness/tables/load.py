@@ -13,7 +13,6 @@ line (a run killed mid-write) is dropped, as :func:`harness.results.read_rows` d
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -28,7 +27,6 @@ from harness.results import (
     NUMBER_COLUMNS,
     ResultsError,
     check_results,
-    require_columns,
     unescape_cell,
 )
 from harness.results import scan as bytes_scan
@@ -45,18 +43,6 @@ GRIDS = ("puzzle", "solution")
 QUANTITIES = tuple(
     c for c in NUMBER_COLUMNS if c not in bytes_scan.WHOLE_OR_EMPTY and c not in INTEGER_COLUMNS
 )
-
-
-def header(path: str | Path) -> list[str]:
-    """The CSV's column names (raises :class:`ResultsError` for a file that has none)."""
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            names = next(csv.reader(handle), [])
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise ResultsError(f"{path}: cannot read it as a results CSV: {exc}") from None
-    names = [unescape_cell(n) for n in names]
-    require_columns(path, names)
-    return names
 
 
 class _Head(io.RawIOBase):
