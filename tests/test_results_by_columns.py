@@ -139,3 +139,33 @@ def test_a_bad_cell_before_a_short_row_is_named_first(
     path = write_run(tmp_path / "x.csv", "".join(lines).encode())
     expected = f"{path}:4: status is 'DONE', not one of {' '.join(sorted(reading.STATUSES))}"
     assert expected == message(check_results, path)
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        [],
+        [(6, "nodes", "-1")],
+        [(1, "status", "DONE")],
+        [(3, "status", "DONE"), (6, "nodes", "-1")],
+        [(5, "message", 'a "quoted" word'), (7, "line", "x")],
+    ],
+)
+def test_quoted_cells_across_blocks_keep_the_verdict_and_the_line(
+    cells: list[tuple[int, str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Blocks of 300 bytes, messages holding commas and line breaks (quoted cells that run
+    across blocks): the loader takes the file, or names the line, as check_results does."""
+    monkeypatch.setattr(bytes_scan, "BLOCK", 300)
+    rows = good_rows()
+    rows[2]["message"] = "first, then\nsecond line, " + "x" * 400
+    rows[4]["message"] = 'said "no", then\n\nstopped'
+    for row, column, value in cells:
+        rows[row][column] = value
+    path = write_run(tmp_path / "x.csv", csv_text(rows).encode())
+    try:
+        expected = ("taken", len(rows)) if by_rows(path) else message(check_results, path)
+        got = ("taken", len(load.read(path, {"line": None})))
+    except ResultsError as refused:
+        got = str(refused)
+    assert expected == got

@@ -53,8 +53,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 STATUSES = frozenset(s.value for s in Status)
-#: The longest cell read (a 300 KB message is read; a longer one is not a results CSV).
-FIELD_LIMIT = 1 << 24
+FIELD_LIMIT = scan.FIELD_LIMIT
 #: Rows checked together, column by column.
 BATCH = 4096
 _WHOLE = re.compile(r"[0-9]{1,18}").fullmatch

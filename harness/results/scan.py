@@ -11,16 +11,20 @@ or a ``.`` (no sign, space, ``inf`` or ``nan``), and the caller checks the rest 
 has parsed it: that it parsed, and is finite (:func:`quantities_ok`). ``status`` is checked
 by the caller too, from the few distinct values pandas reads.
 
-The bytes are not the rules' last word: a file :func:`scan` cannot take (quotes, carriage
-returns, text that is not UTF-8, a bad cell) goes to :func:`harness.results.reading.check_results`,
-which reads it a row at a time by the rules and names the first bad row; a test holds the two
-to the same verdict on a corpus of corrupt files.
+A block with quotes grows until Python's csv reader reads it strictly to its end (its last
+line break is not inside a quoted cell), and the caller's check reads it a row at a time by
+the rules. A file whose bytes cannot tell (carriage returns, text that is not UTF-8, quoting
+the csv reader reads only leniently) is read a row at a time throughout
+(:func:`harness.results.reading.check_results`), as is a file with a bad row, to name it; a
+test holds the two ways to the same verdict on a corpus of corrupt files.
 """
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
+import io
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +41,10 @@ from harness.results.schema import (
 BLOCK = 1 << 23
 #: The longest header read (a longer one is read a row at a time).
 HEADER = 1 << 20
+#: The most bytes a block with quotes may grow to, for a quoted cell that runs on.
+QUOTED = 1 << 26
+#: The longest cell read (a 300 KB message is read; a longer one is not a results CSV).
+FIELD_LIMIT = 1 << 24
 #: Columns never empty, and columns that are empty or a whole number (see reading.py).
 TEXT_KEYS = ("dataset", "puzzle", "backend")
 WHOLE_OR_EMPTY = ("size", "givens", "jobs", "solutions")
@@ -61,9 +69,14 @@ class Layout:
     ok: bool | None
 
 
-def scan(path: Path | str) -> Layout:
+#: Checks the rows of a block with quotes: (header, the block's text, its first line).
+RowsCheck = Callable[[list[str], str, int], bool]
+
+
+def scan(path: Path | str, quoted: RowsCheck | None = None) -> Layout:
     """The file's header and rows' end, and whether its bytes keep the rules (see the
-    module); raises OSError when it cannot be read."""
+    module); a block with quotes is judged by ``quoted`` (without it, the bytes cannot
+    tell). Raises OSError when the file cannot be read."""
     with open(path, "rb") as handle:
         end = rows_end(handle)
         if holds_nul(handle):
@@ -81,22 +94,56 @@ def scan(path: Path | str) -> Layout:
         if not whole or len(set(header)) != len(header):
             return Layout(header, end, False)
         ruled = column_rules(header)
-        for block in _blocks(handle, end):
-            ok = block_ok(block, ruled, len(header))
+        for line, data, between in _regions(handle, end):
+            if b'"' not in data:
+                ok = block_ok(data, ruled, len(header))
+            elif between and quoted is not None and _plain(data.replace(b'"', b"")):
+                ok = quoted(header, data.decode(), line)
+            else:
+                ok = None
             if ok is not True:
                 return Layout(header, end, ok)
     return Layout(header, end, True)
 
 
-def lines(path: Path | str, end: int) -> Iterator[tuple[int, bytes]]:
-    """The rows of the file up to ``end`` in blocks of whole lines, each with the line
-    number of its first (the header's is 1)."""
+def regions(path: Path | str, end: int) -> Iterator[tuple[int, bytes, bool]]:
+    """The rows of the file up to ``end`` in blocks, as :func:`scan` judges them: (line
+    number of the first, bytes, whether the block ends between rows)."""
     with open(path, "rb") as handle:
         handle.readline(min(end, HEADER))
-        line = 2
-        for block in _blocks(handle, end):
-            yield line, block
-            line += block.count(b"\n")
+        yield from _regions(handle, end)
+
+
+def _regions(handle, end: int) -> Iterator[tuple[int, bytes, bool]]:
+    """The rows from the handle's place (line 2) to ``end`` in blocks of whole lines; a block
+    with quotes grows, up to :data:`QUOTED` bytes, until Python's csv reader reads it
+    strictly to its end (so that its last line break is not inside a quoted cell)."""
+    line, held = 2, b""
+    for block in _blocks(handle, end):
+        data = held + block
+        between = b'"' not in data or _ends_between_rows(data)
+        if not between and len(data) < QUOTED:
+            held = data
+            continue
+        yield line, data, between
+        if not between:
+            return
+        line, held = line + data.count(b"\n"), b""
+    if held:
+        yield line, held, False
+
+
+def _ends_between_rows(data: bytes) -> bool:
+    """Whether ``data``, rows of a CSV, is read strictly to its end by Python's csv reader:
+    no quoted cell left open, none malformed."""
+    csv.field_size_limit(min(FIELD_LIMIT, sys.maxsize))
+    try:
+        text = data.decode()
+        for _ in csv.reader(io.StringIO(text, newline=""), strict=True):
+            pass
+    except (UnicodeDecodeError, csv.Error):
+        return False
+    return True
 
 
 def holds_nul(handle) -> bool:

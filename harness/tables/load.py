@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import BinaryIO, NoReturn
 
@@ -75,7 +76,7 @@ def read(
     a row that breaks the rules of :mod:`harness.results.reading`.
     """
     try:
-        layout = bytes_scan.scan(path)
+        layout = bytes_scan.scan(path, partial(_lines_ok, path))
     except OSError as exc:
         raise ResultsError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     if layout.ok is False:
@@ -136,18 +137,32 @@ def _parsed(
 def _refuse(path: str | Path, reason: str, layout: bytes_scan.Layout) -> NoReturn:
     """Raise :class:`ResultsError` naming the first bad row, or ``reason`` when reading a row
     at a time finds none. A file the bytes can tell is searched by blocks (the first whose
-    rows break a rule by columns is read a row at a time), another a row at a time."""
+    rows break a rule by columns, or that holds quotes, is read a row at a time), another a
+    row at a time."""
     if layout.ok is None or not layout.header:
         check_results(path)
     else:
         header = layout.header
         check_lines(path, header, "", 2)  # the header
         rules = bytes_scan.column_rules(header)
-        for line, data in bytes_scan.lines(path, layout.end):
-            good = bytes_scan.block_ok(data, rules, len(header)) and _block_values_ok(data, header)
-            if not good:
+        for line, data, between in bytes_scan.regions(path, layout.end):
+            if not between:
+                check_results(path)
+            elif b'"' in data or not (
+                bytes_scan.block_ok(data, rules, len(header)) and _block_values_ok(data, header)
+            ):
                 check_lines(path, header, data.decode("utf-8", "replace"), line)
     raise ResultsError(f"{path}: {reason}")
+
+
+def _lines_ok(path: str | Path, header: list[str], text: str, first: int) -> bool:
+    """Whether the rows of ``text``, lines of ``path`` from line ``first`` on, keep the rules
+    (read a row at a time)."""
+    try:
+        check_lines(path, header, text, first)
+    except ResultsError:
+        return False
+    return True
 
 
 def _block_values_ok(data: bytes, header: list[str]) -> bool:
