@@ -446,7 +446,6 @@ def check_files(
 #: The columns the gate judges, beside the native counts (the number columns are read too,
 #: to check them, then left out).
 JUDGED = (*PAIR_KEYS, "repeat", "status", "message", "solve_s", *COUNTERS)
-STATUSES = frozenset(s.value for s in Status)
 
 
 def read_frame(path: Path) -> pd.DataFrame:

@@ -196,22 +196,24 @@ def _blocks(handle, end: int) -> Iterator[bytes]:
             yield data[:cut]
 
 
-def column_rules(header: list[str]) -> list[tuple[int, str]]:
-    """(column index, rule) for each column its bytes tell something of."""
-    rules = []
+def column_rules(header: list[str]) -> dict[str, np.ndarray]:
+    """The indexes of the columns under each rule their bytes tell something of: ``text``
+    (never empty), ``whole`` (1 to 18 digits), ``whole or empty`` (0 to 18), ``number``."""
+    kinds = {
+        "text": TEXT_KEYS,
+        "whole": INTEGER_COLUMNS,
+        "whole or empty": WHOLE_OR_EMPTY,
+        "number": NUMBER_COLUMNS,
+    }
+    ruled: dict[str, list[int]] = {kind: [] for kind in kinds}
     for index, name in enumerate(header):
-        if name in TEXT_KEYS:
-            rules.append((index, "text"))
-        elif name in INTEGER_COLUMNS:
-            rules.append((index, "whole"))
-        elif name in WHOLE_OR_EMPTY:
-            rules.append((index, "whole or empty"))
-        elif name in NUMBER_COLUMNS:
-            rules.append((index, "number"))
-    return rules
+        kind = next((k for k, names in kinds.items() if name in names), None)
+        if kind is not None:
+            ruled[kind].append(index)
+    return {kind: np.array(indexes, dtype=np.intp) for kind, indexes in ruled.items()}
 
 
-def block_ok(data: bytes, rules: list[tuple[int, str]], width: int) -> bool | None:
+def block_ok(data: bytes, rules: dict[str, np.ndarray], width: int) -> bool | None:
     """Whether every line of ``data`` has ``width`` cells and each ruled cell its form (None:
     the bytes cannot tell)."""
     if not _plain(data):
@@ -228,28 +230,27 @@ def block_ok(data: bytes, rules: list[tuple[int, str]], width: int) -> bool | No
     ends = np.hstack([commas, breaks[:, None]])
     starts = np.concatenate([[0], ends.ravel()[:-1] + 1]).reshape(lines, width)
     lengths = ends - starts
-    for index, rule in rules:
-        length = lengths[:, index]
-        if rule == "text":
-            good = length > 0
-        elif rule == "number":  # pandas parses the rest (see quantities_ok)
-            first, last = raw[starts[:, index]], raw[np.maximum(ends[:, index] - 1, 0)]
-            good = (length == 0) | (_NUMBER_ENDS[first] & _NUMBER_ENDS[last])
-        else:
-            shortest = 1 if rule == "whole" else 0
-            fits = ((length >= shortest) & (length <= DIGITS)).all()
-            good = np.array(fits and _digits(raw, starts[:, index], length))
-        if not good.all():
+    if not (lengths[:, rules["text"]] > 0).all():
+        return False
+    number = rules["number"]  # the bytes a number begins and ends with; pandas parses the rest
+    first, last = raw[starts[:, number]], raw[ends[:, number] - 1]
+    if not ((lengths[:, number] == 0) | (_NUMBER_ENDS[first] & _NUMBER_ENDS[last])).all():
+        return False
+    for kind, shortest in (("whole", 1), ("whole or empty", 0)):
+        sizes = lengths[:, rules[kind]]
+        if not ((sizes >= shortest) & (sizes <= DIGITS)).all():
+            return False
+        if not _digits(raw, starts[:, rules[kind]], sizes):
             return False
     return True
 
 
 def _digits(raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> bool:
-    """Whether the cells of ``raw`` at ``starts`` (of ``lengths``, at most :data:`DIGITS`)
-    hold only digits."""
+    """Whether the cells of ``raw`` at ``starts`` (of ``lengths``, at most :data:`DIGITS`;
+    arrays of one shape) hold only digits."""
     at = np.arange(int(lengths.max(initial=0)))
-    inside = at < lengths[:, None]
-    cells = raw[np.where(inside, starts[:, None] + at, 0)]
+    inside = at < lengths[..., None]
+    cells = raw[np.where(inside, starts[..., None] + at, 0)]
     return bool((~inside | (cells - ord("0") <= 9)).all())
 
 
