@@ -61,8 +61,8 @@ _NUMBER_ENDS[list(b"0123456789.")] = True
 class Layout:
     """What :func:`scan` found: the header (empty for a file of no text), where the whole
     rows end (a torn last line follows), and whether every row keeps the rules its bytes
-    can show (None: the bytes cannot tell, for quotes, carriage returns or text that is not
-    UTF-8)."""
+    can show (None: the bytes cannot tell, for carriage returns, text that is not UTF-8, or
+    quotes that no check was given for or that the csv reader reads only leniently)."""
 
     header: list[str]
     end: int
