@@ -15,7 +15,7 @@ from click.core import ParameterSource
 
 from backends.base import Status
 from backends.errors import SudokuError
-from harness import exit_codes, results
+from harness import exit_codes
 from harness.cli.common import (
     UserError,
     default_out,
@@ -261,10 +261,11 @@ def _checked_config(
     cannot read, or settings the runner refuses, are one line now, not after the run."""
     try:
         config = dataclasses.replace(_config(given, jobs, out, resume), cluster=target)
-        if baseline is not None:  # every row checked, a row at a time
+        if baseline is not None:  # every row checked, by columns as the gate reads it
             from harness.results.metadata import read_meta
+            from harness.tables import load
 
-            results.check_results(baseline)
+            load.read(baseline, {})
             read_meta(baseline)
         runner.validate(config)
     except SudokuError as exc:

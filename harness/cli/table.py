@@ -43,7 +43,7 @@ def table(csvs: tuple[Path, ...], by: str | None, fmt: str, wide: bool, merge: b
         if unknown or not groups:
             raise UserError(f"--by takes backend, dataset and size, not {by!r}")
     try:
-        loaded = [(path, tables.load(path)) for path in csvs]
+        loaded = [(path, tables.load_for_summary(path)) for path in csvs]
     except SudokuError as exc:
         raise UserError(str(exc)) from None
     for path, frame in loaded:

@@ -46,9 +46,8 @@ import pandas as pd
 from backends import REGISTRY, backend_class
 from backends.base import COUNTERS, Status
 from harness.exit_codes import CheckExit
-from harness.results import BASE_COLUMNS, ResultsError, provenance
+from harness.results import BASE_COLUMNS, provenance
 from harness.results.calibration import calibration_of
-from harness.results.reading import check_text, results_text
 from harness.results.schema import INTEGER_COLUMNS, NUMBER_COLUMNS
 from harness.tables import load
 from harness.tables.summary import ANSWERED
@@ -447,7 +446,6 @@ def check_files(
 #: The columns the gate judges, beside the native counts (the number columns are read too,
 #: to check them, then left out).
 JUDGED = (*PAIR_KEYS, "repeat", "status", "message", "solve_s", *COUNTERS)
-STATUSES = frozenset(s.value for s in Status)
 
 
 def read_frame(path: Path) -> pd.DataFrame:
@@ -455,21 +453,12 @@ def read_frame(path: Path) -> pd.DataFrame:
     counters and native counts), every row checked as :func:`harness.results.read_results`
     checks it: raises :class:`ResultsError` naming the file and the line of the first bad
     row. A torn last line is dropped."""
-    if not check_text(path, results_text(path))[1]:  # no rows: nothing to judge
-        return pd.DataFrame(columns=list(JUDGED))
-    names = load.header(path)
-    dtypes: dict[str, str | None] = {c: None for c in names if c not in BASE_COLUMNS}
-    dtypes |= {c: "float64" for c in NUMBER_COLUMNS} | {c: "int64" for c in INTEGER_COLUMNS}
+    dtypes: dict[str, str | None] = {c: "float64" for c in NUMBER_COLUMNS}
+    dtypes |= {c: "int64" for c in INTEGER_COLUMNS}
     dtypes |= {"dataset": None, "backend": None, "status": None, "puzzle": "str", "message": "str"}
-    try:
-        frame = load.read(path, dtypes, checked=True)
-    except ResultsError:
-        _first_problem(path, len(names))
-        raise
-    statuses = set(frame["status"].cat.categories) if len(frame) else set()
-    whole = all((frame[c] >= 0).all() for c in INTEGER_COLUMNS if c in frame)
-    if not statuses <= STATUSES or frame["status"].isna().any() or not whole:
-        _first_problem(path, len(names))
+    frame = load.read(path, {c: dtypes.get(c) for c in JUDGED}, natives=True)
+    if frame.empty:  # no rows: nothing to judge
+        return pd.DataFrame(columns=list(JUDGED))
     native = [c for c in frame.columns if c not in BASE_COLUMNS]
     for column in native:  # a count past 64 bits is read as text: a number all the same
         if frame[column].dtype == object:
@@ -479,9 +468,3 @@ def read_frame(path: Path) -> pd.DataFrame:
     frame = frame[[c for c in [*JUDGED, *native] if c in frame.columns]]
     # as text: two runs' categories differ, and categories of different values cannot compare
     return frame.astype({c: object for c in load.CATEGORIES if c in frame.columns})
-
-
-def _first_problem(path: Path, width: int) -> None:
-    """Raise :class:`ResultsError` as :func:`harness.results.read_results` does for ``path``,
-    naming the line of its first bad row (``width``: the header's, for a row's field count)."""
-    check_text(path, results_text(path))

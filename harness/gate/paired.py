@@ -37,7 +37,7 @@ from harness.gate.baseline import (
     p_value,
     same_dataset_names,
 )
-from harness.results import ResultsError, provenance, read_results
+from harness.results import ResultsError, provenance
 from harness.tables import frames as tables
 
 #: A paired slowdown must exceed this median ratio to count: pairs measured in one run are
@@ -196,9 +196,8 @@ def check_file(
     """The paired verdict for one results CSV: the pair ``OLD,NEW`` given, else every pair
     its ``--against`` run recorded. Raises :class:`ResultsError` for a CSV that is not a
     results CSV, a pair it does not hold, or a run with no pairs."""
-    read_results(path)  # every row checked: a malformed file is one clear line
+    frame = tables.load(path)  # every row checked: a malformed file is one clear line
     meta = provenance.read_meta(path)
-    frame = tables.load(path)
     known = list(dict.fromkeys(frame["backend"]))
     if pair is not None:
         pairs = [_split_known(pair, known)]

@@ -1,8 +1,8 @@
 """Reading a results CSV back: every row checked, a torn last line dropped.
 
 Every reader of a results CSV (``harness table``, ``check``, ``report``, ``plot``,
-``--resume``, ``--baseline``) takes its text from :func:`results_text` and checks it with
-:func:`check_text`, so that a file one of them refuses, all refuse, with the same line:
+``--resume``, ``--baseline``) holds it to these rules, so that a file one of them refuses,
+all refuse, with the same line:
 
 - the header holds every required column, each column once, none unnamed;
 - every row has as many fields as the header (a blank line is a row of none);
@@ -10,16 +10,18 @@ Every reader of a results CSV (``harness table``, ``check``, ``report``, ``plot`
 - ``line``, ``repeat`` and ``limit`` are whole numbers below 10^18; ``size``, ``givens``,
   ``jobs`` and ``solutions`` are too, or empty;
 - every other base column with numbers (times, memory, search counters) is empty or a
-  finite number, never negative; a counter too large for 64 bits is a large number.
+  finite number of zero or more in plain or scientific notation (no sign, no space).
 
-A byte order mark before the header is skipped.
+A byte order mark before the header is skipped; a file of nothing but white space has no
+header and no rows.
 
 A last line without its newline was torn by a kill mid-write: it is dropped, as ``--resume``
 drops it before writing on.
 
-Two ways of reading apply these rules: the whole text at once, column by column
-(:func:`check_text`, for the tables, the report and the gate), or a row at a time in bounded
-memory (:func:`check_results`, for ``--resume`` and ``--baseline``).
+:func:`check_results` applies the rules a row at a time in bounded memory and names the
+first bad row (``--resume``, ``--baseline``, and every refusal's message);
+:mod:`harness.results.scan` applies them by columns over the bytes (the tables, the report
+and the gate), and hands a file it cannot take to :func:`check_results`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import io
 import math
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import methodcaller
@@ -37,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from backends.base import Status
-from harness.gc_pause import gc_paused
+from harness.results import scan
 from harness.results.schema import (
     INTEGER_COLUMNS,
     NUMBER_COLUMNS,
@@ -51,59 +53,14 @@ if TYPE_CHECKING:
     import numpy as np
 
 STATUSES = frozenset(s.value for s in Status)
-#: Columns a results CSV never leaves empty (besides the numbered ones).
-TEXT_KEYS = ("dataset", "puzzle", "backend")
-#: Columns that are empty or a whole number below 10^18.
-WHOLE_OR_EMPTY = ("size", "givens", "jobs", "solutions")
-#: The longest cell read (a 300 KB message is read; a longer one is not a results CSV).
-FIELD_LIMIT = 1 << 24
+FIELD_LIMIT = scan.FIELD_LIMIT
+#: Rows checked together, column by column.
+BATCH = 4096
 _WHOLE = re.compile(r"[0-9]{1,18}").fullmatch
 _WHOLE_OR_EMPTY = re.compile(r"[0-9]{0,18}").fullmatch
 #: A number of zero or more in plain or scientific notation (no sign, space, ``_``, inf, nan).
-_DECIMAL = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?").fullmatch
 _QUOTED = methodcaller("startswith", "'")
-
-
-def results_text(path: Path | str) -> str:
-    """The text of a results CSV without a torn last line; :class:`ResultsError` when it
-    cannot be read as UTF-8 text."""
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise ResultsError(f"{path}: cannot read it: {reason}") from None
-    if "\0" in text:
-        raise ResultsError(f"{path}: not a results CSV (it holds NUL bytes)")
-    if text and not text.endswith("\n"):
-        text = text[: text.rfind("\n") + 1]
-    return text
-
-
-def parse_text(path: Path | str, text: str) -> tuple[list[str], list[list[str]]]:
-    """The header and the rows' fields of ``text`` (cells unescaped), every row checked
-    to have the header's width; :class:`ResultsError` naming the line otherwise."""
-    if not text.strip():
-        return [], []
-    csv.field_size_limit(min(FIELD_LIMIT, sys.maxsize))
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = [unescape_cell(c) for c in next(reader, [])]
-        _check_header(path, header)
-        rows = list(reader)
-    except csv.Error as exc:
-        raise ResultsError(f"{path}:{reader.line_num}: not CSV: {exc}") from None
-    width = len(header)
-    if set(map(len, rows)) - {width}:
-        index = next(i for i, fields in enumerate(rows) if len(fields) != width)
-        count = len(rows[index])
-        raise ResultsError(
-            f"{path}:{_line_of(text, index)}: {count} field(s), the header has {width}"
-        )
-    if "'" in text:  # a cell may carry the formula escape (see harness.results.schema)
-        for i, fields in enumerate(rows):
-            if any(map(_QUOTED, fields)):
-                rows[i] = [unescape_cell(f) for f in fields]
-    return header, rows
+_DECIMAL = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?").fullmatch
 
 
 def _check_header(path: Path | str, header: Sequence[str]) -> None:
@@ -115,80 +72,36 @@ def _check_header(path: Path | str, header: Sequence[str]) -> None:
         raise ResultsError(f"{path}:1: column {twice[0]!r} appears more than once")
 
 
-def check_text(path: Path | str, text: str) -> tuple[list[str], list[list[str]]]:
-    """:func:`parse_text`, then every cell checked (see the module's rules)."""
-    with gc_paused():  # millions of cells, none of them garbage: the collector's passes only cost
-        header, rows = parse_text(path, text)
-        if not rows:
-            return header, rows
-        columns = dict(zip(header, zip(*rows, strict=True), strict=True))
-    for name in header:
-        index = _first_bad(name, columns[name])
-        if index is not None:
-            value = columns[name][index]
-            line = _line_of(text, index)
-            raise ResultsError(f"{path}:{line}: {_problem(name, value)}")
-    return header, rows
-
-
-def _first_bad(name: str, cells: Sequence[str]) -> int | None:
-    """The index of the first cell of column ``name`` that breaks its rule, or None."""
-    if name == "status":
-        if STATUSES.issuperset(cells):
-            return None
-        ok = STATUSES.__contains__
-    elif name in TEXT_KEYS:
-        ok = bool
-    elif name in INTEGER_COLUMNS:
-        ok = _WHOLE
-    elif name in WHOLE_OR_EMPTY:
-        ok = _WHOLE_OR_EMPTY
-    elif name in NUMBER_COLUMNS:
-        if _all_quantities(cells):
-            return None
-        ok = _is_quantity
-    else:
-        return None
-    if all(map(ok, cells)):
-        return None
-    return next(i for i, cell in enumerate(cells) if not ok(cell))
-
-
-def _all_quantities(cells: Sequence[str]) -> bool:
-    """Whether no cell is empty and every one is :func:`_is_quantity`: the common case, in
-    passes at C speed (float() alone would also take spaces, ``_``, other digits, inf)."""
-    try:
-        values = list(map(float, cells))
-    except ValueError:  # an empty cell, or text
-        return False
-    joined = "".join(cells)
-    plain = joined.isascii() and not any(c in joined for c in "_ \t\n\r\f\v")
-    return plain and math.isfinite(sum(values)) and min(values) >= 0
-
-
 def _is_quantity(cell: str) -> bool:
     """An empty cell, or a finite number of zero or more."""
     return not cell or (_DECIMAL(cell) is not None and float(cell) < math.inf)
+
+
+def rule(name: str) -> Callable[[str], object] | None:
+    """What a cell of column ``name`` must be (a predicate on its unescaped text), or None
+    for a column without a rule."""
+    if name == "status":
+        return STATUSES.__contains__
+    if name in scan.TEXT_KEYS:
+        return bool
+    if name in INTEGER_COLUMNS:
+        return _WHOLE
+    if name in scan.WHOLE_OR_EMPTY:
+        return _WHOLE_OR_EMPTY
+    if name in NUMBER_COLUMNS:
+        return _is_quantity
+    return None
 
 
 def _problem(name: str, value: str) -> str:
     shown = repr(value if len(value) <= 40 else value[:40] + "...")
     if name == "status":
         return f"status is {shown}, not one of {' '.join(sorted(STATUSES))}"
-    if name in TEXT_KEYS:
+    if name in scan.TEXT_KEYS:
         return f"{name} is empty"
-    if name in INTEGER_COLUMNS or name in WHOLE_OR_EMPTY:
+    if name in INTEGER_COLUMNS or name in scan.WHOLE_OR_EMPTY:
         return f"{name} is {shown}, not a whole number below 10^18"
     return f"{name} is {shown}, not a number (finite, zero or more)"
-
-
-def _line_of(text: str, index: int) -> int:
-    """The line of ``text`` on which row ``index`` (0 for the first after the header) ends."""
-    reader = csv.reader(io.StringIO(text, newline=""))
-    for number, _ in enumerate(reader, start=-1):
-        if number == index:
-            return reader.line_num
-    return reader.line_num
 
 
 def read_results(path: Path | str) -> tuple[list[str], list[dict[str, str]]]:
@@ -209,28 +122,73 @@ def check_results(
     """The header of a results CSV whose every row :func:`read_results` checks, read a row
     at a time (``each`` is given each row); raises as :func:`read_results` does."""
     try:
+        with Path(path).open("rb") as handle:
+            if scan.holds_nul(handle):
+                raise ResultsError(f"{path}: not a results CSV (it holds NUL bytes)")
+            if scan.blank(handle, scan.rows_end(handle)):
+                return []
         with open_rows(Path(path), strict=True) as (header, rows):
-            if header:
-                _check_header(path, header)
-            for number, row in rows:
-                problem = _row_problem(header, row)
-                if problem:
-                    raise ResultsError(f"{path}:{number}: {problem}")
-                if each is not None:
-                    each(row)
+            _check_header(path, header)
+            _check_rows(path, header, rows, each)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise ResultsError(f"{path}: cannot read it: {reason}") from None
     return header
 
 
-def _row_problem(header: Sequence[str], row: Mapping[str, str]) -> str | None:
-    """What is wrong with one row read from a results CSV by the module's rules, or None."""
-    for name in header:
-        value = row.get(name, "")
-        if _first_bad(name, [value]) is not None:
-            return _problem(name, value)
-    return None
+def check_lines(path: Path | str, header: list[str], text: str, first: int) -> None:
+    """Check the rows of ``text``, lines of the results CSV ``path`` under ``header`` from
+    line ``first`` on, as :func:`check_results` checks the file's rows (the first bad one
+    named by its line in the file)."""
+    _check_header(path, header)
+    csv.field_size_limit(min(FIELD_LIMIT, sys.maxsize))
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        _check_rows(path, header, _rows(Path(path), reader, header, True, first - 1))
+    except csv.Error as exc:
+        raise ResultsError(f"{path}: cannot read it: {exc}") from None
+
+
+def _check_rows(
+    path: Path | str,
+    header: list[str],
+    rows: Iterator[tuple[int, dict[str, str]]],
+    each: Callable[[dict[str, str]], None] | None = None,
+) -> None:
+    """Raise :class:`ResultsError` at the first of ``rows`` (line number, row) that breaks
+    a rule (or that cannot be read); give each other to ``each``. Rows are checked a batch
+    at a time, column by column, and a batch with a bad cell row by row."""
+    rules = [(name, ok) for name in header if (ok := rule(name)) is not None]
+    batch: list[tuple[int, dict[str, str]]] = []
+    while True:
+        try:
+            batch.append(next(rows))
+        except StopIteration:
+            break
+        except (ResultsError, csv.Error):  # a row of another width: an earlier bad row first
+            _check_batch(path, rules, batch, each)
+            raise
+        if len(batch) == BATCH:
+            _check_batch(path, rules, batch, each)
+            batch = []
+    _check_batch(path, rules, batch, each)
+
+
+def _check_batch(
+    path: Path | str,
+    rules: list[tuple[str, Callable[[str], object]]],
+    batch: list[tuple[int, dict[str, str]]],
+    each: Callable[[dict[str, str]], None] | None,
+) -> None:
+    """:func:`_check_rows` of one batch."""
+    if not all(all(map(ok, [row[name] for _, row in batch])) for name, ok in rules):
+        for number, row in batch:
+            for name, ok in rules:
+                if not ok(row[name]):
+                    raise ResultsError(f"{path}:{number}: {_problem(name, row[name])}")
+    if each is not None:
+        for _, row in batch:
+            each(row)
 
 
 @dataclass
@@ -300,6 +258,7 @@ def open_rows(
     number, row), read a line at a time, cells unescaped, a torn last line dropped. With
     ``strict``, a row with more or fewer fields than the header raises
     :class:`ResultsError` naming its line; else a short row reads as empty cells."""
+    csv.field_size_limit(min(FIELD_LIMIT, sys.maxsize))
     with path.open("rb") as binary:
         reader = csv.reader(whole_lines(binary))
         header = [unescape_cell(c) for c in next(reader, [])]
@@ -309,17 +268,19 @@ def open_rows(
 
 
 def _rows(
-    path: Path, reader: Any, header: list[str], strict: bool
+    path: Path, reader: Any, header: list[str], strict: bool, before: int = 0
 ) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line number, row) of each row of ``reader``, whose lines follow ``before`` others."""
     width = len(header)
     for fields in reader:
         if len(fields) != width:
             if strict:
-                raise ResultsError(
-                    f"{path}:{reader.line_num}: {len(fields)} field(s), the header has {width}"
-                )
+                line, count = before + reader.line_num, len(fields)
+                raise ResultsError(f"{path}:{line}: {count} field(s), the header has {width}")
             fields += [""] * (width - len(fields))
-        yield reader.line_num, dict(zip(header, map(unescape_cell, fields), strict=False))
+        if any(map(_QUOTED, fields)):  # a cell may carry the formula escape (see schema)
+            fields = list(map(unescape_cell, fields))
+        yield before + reader.line_num, dict(zip(header, fields, strict=False))
 
 
 def whole_lines(binary: Iterator[bytes]) -> Iterator[str]:

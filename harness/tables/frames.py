@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.results import BASE_COLUMNS, ResultsError, escape_cell, reading, unescape_cell
+from harness.results import BASE_COLUMNS, escape_cell, unescape_cell
 from harness.tables import humanize
+from harness.tables import load as columns_of
 from harness.tables import render as printed
 from harness.tables import rows as puzzle_rows
 from harness.tables import summary as plain_summary
@@ -40,29 +41,35 @@ FRACTIONS = ("solved", "correct")
 TEXT_COLUMNS = ("dataset", "puzzle", "backend", "host", "status", "solution", "message")
 
 
-def load(path: str | Path) -> pd.DataFrame:
-    """Read a results CSV with the right dtypes (puzzle text stays text), every row checked
-    by :func:`harness.results.reading.check_text` and a torn last line dropped.
+def load(path: str | Path, columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """Read a results CSV with the right dtypes (puzzle text stays text; numbers of the base
+    columns are floats), every row checked (see :func:`harness.tables.load.read`) and a torn
+    last line dropped; only ``columns`` when given (those the file has).
 
     Raises :class:`harness.results.ResultsError`, naming the file (and line), for one that
     is unreadable, not a results CSV, or has a bad row. A count too large for 64 bits is
     read as a (large) float.
     """
-    text = reading.results_text(path)
-    header = reading.check_text(path, text)[0]  # the checked rows go: pandas reads its own
-    if not header:
-        return pd.DataFrame(columns=list(BASE_COLUMNS))
-    try:
-        frame = pd.read_csv(
-            io.StringIO(text),
-            dtype={c: str for c in TEXT_COLUMNS if c in header},
-            keep_default_na=False,
-            na_values=[""],
-        )
-    except (ValueError, OverflowError) as exc:  # pandas' parse errors
-        raise ResultsError(f"{path}: cannot read it as a results CSV: {exc}") from None
+    names = BASE_COLUMNS if columns is None else columns
+    types = {c: str if c in TEXT_COLUMNS else None for c in names}
+    frame = columns_of.read(path, types, natives=columns is None)
     for column in frame.columns:
-        frame[column] = _typed(frame[column])
+        if not isinstance(frame[column].dtype, pd.CategoricalDtype):
+            frame[column] = _typed(frame[column])
+    return frame
+
+
+#: The columns :func:`summary` reads of a results CSV (a puzzle is told apart by its line).
+SUMMARY_COLUMNS = ("dataset", "line", "backend", "repeat", "status", "size", "givens")
+SUMMARY_COLUMNS += ("solutions", *plain_summary.SUMMARY_NUMERIC)
+
+
+def load_for_summary(path: str | Path) -> pd.DataFrame:
+    """:func:`load` of the columns :func:`summary` uses; the puzzles' text too when a line
+    of a dataset holds more than one puzzle (a file resumed after its dataset changed)."""
+    frame = load(path, SUMMARY_COLUMNS)
+    if frame.duplicated(["dataset", "line", "backend", "repeat"]).any():
+        frame = load(path, [*SUMMARY_COLUMNS, "puzzle"])
     return frame
 
 
