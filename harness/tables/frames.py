@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from harness.results import BASE_COLUMNS, escape_cell, unescape_cell
@@ -24,7 +25,7 @@ from harness.tables import render as printed
 from harness.tables import rows as puzzle_rows
 from harness.tables import summary as plain_summary
 from harness.tables.render import LABELS, STATUS_COLUMNS, WIDTH, cell
-from harness.tables.summary import ANSWERED, NUMERIC
+from harness.tables.summary import ANSWERED, CODED, NUMERIC
 
 __all__ = ["ANSWERED", "LABELS", "NUMERIC", "STATUS_COLUMNS", "WIDTH", "cell"]
 
@@ -89,9 +90,20 @@ def _typed(column: pd.Series) -> pd.Series:
 
 
 def _columns(frame: pd.DataFrame, names: Sequence[str]) -> puzzle_rows.Columns:
-    """``frame``'s columns among ``names`` as lists, None where unknown."""
-    present = [c for c in names if c in frame.columns]
-    return {c: frame[c].astype(object).where(frame[c].notna(), None).tolist() for c in present}
+    """``frame``'s columns among ``names``: the keys and :data:`FIRST` columns as
+    :class:`~harness.tables.rows.Coded` (codes in order of first appearance, -1 where
+    unknown), numbers as float arrays (NaN where unknown)."""
+    columns: puzzle_rows.Columns = {}
+    for name in (c for c in names if c in frame.columns):
+        values = frame[name]
+        if name in CODED:
+            codes, labels = pd.factorize(values, use_na_sentinel=True)
+            columns[name] = puzzle_rows.Coded(codes.astype(np.int64), labels.tolist())
+        elif pd.api.types.is_numeric_dtype(values):
+            columns[name] = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        else:  # numbers past 64 bits, read as Python ints
+            columns[name] = values.astype(object).where(values.notna(), None).tolist()
+    return columns
 
 
 def _is_native(frame: pd.DataFrame, column: str) -> bool:
@@ -101,19 +113,23 @@ def _is_native(frame: pd.DataFrame, column: str) -> bool:
 def _puzzles(
     frame: pd.DataFrame, numeric: Sequence[str], spread: bool = False
 ) -> puzzle_rows.Columns:
-    """:func:`harness.tables.rows.reduce` of ``frame``, reading only the columns it needs;
-    with ``spread``, the spread of each puzzle's answered repeats too."""
+    """:func:`harness.tables.rows.reduce` of ``frame``, reading only the columns it
+    needs; with ``spread``, the spread of each puzzle's answered repeats too."""
     first = [c for c in puzzle_rows.FIRST if c in frame.columns and c not in numeric]
-    names = [*puzzle_rows.PUZZLE_KEYS, "repeat", *numeric, *first]
+    keys = [k for k in puzzle_rows.PUZZLE_KEYS if k in frame.columns]
+    columns = _columns(frame, [*keys, "repeat", *numeric, *first])
     answered = ANSWERED if spread else ()
-    return puzzle_rows.reduce(_columns(frame, names), numeric, first, answered)
+    return puzzle_rows.reduce(columns, numeric, first, keys, answered)
 
 
 def per_puzzle(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per (dataset, line, backend): medians over repeats, the status of repeat 0."""
     numeric = [c for c in frame.columns if c in NUMERIC or _is_native(frame, c)]
     numeric = [c for c in numeric if c not in puzzle_rows.FIRST]
-    table = pd.DataFrame(_puzzles(frame, numeric))
+    puzzles = _puzzles(frame, numeric)
+    table = pd.DataFrame(
+        {c: v.decoded() if isinstance(v, puzzle_rows.Coded) else v for c, v in puzzles.items()}
+    )
     for column in puzzle_rows.FIRST:
         if column in table and table[column].isna().all():  # NaN as pandas' groupby gives
             table[column] = table[column].astype(float)

@@ -178,28 +178,17 @@ def _first_rows(ids: np.ndarray, count: int, step: int = 1 << 16) -> np.ndarray:
 
 
 def reduce(
-    raw: Columns, numeric: Sequence[str], first: Sequence[str] = FIRST, answered: Sequence[str] = ()
-) -> Columns:
-    """One row per (dataset, line, puzzle, backend) of the rows in ``raw``, in order of
-    first appearance by repeat: the median of each ``numeric`` column over the repeats, and
-    of each ``first`` column the first known value by repeat (the status of repeat 0).
-    Keys and ``first`` columns come out as plain lists (NaN where unknown), numbers as
-    float arrays; with ``answered``, the spread of the repeats too (see
-    :func:`reduce_coded`)."""
-    keys = [k for k in PUZZLE_KEYS if k in raw]
-    puzzles = reduce_coded(raw, numeric, first, keys, answered)
-    return {c: v.decoded() if isinstance(v, Coded) else v for c, v in puzzles.items()}
-
-
-def reduce_coded(
     raw: Columns,
     numeric: Sequence[str],
     first: Sequence[str],
     keys: Sequence[str],
     answered: Sequence[str] = (),
 ) -> Columns:
-    """:func:`reduce` by the ``keys`` columns, keys and ``first`` columns kept
-    :class:`Coded`. Given the ``answered`` statuses, and rows with more than one repeat,
+    """One row per puzzle (the same values in every ``keys`` column) of the rows in ``raw``,
+    in order of first appearance by repeat: the median of each ``numeric`` column over the
+    repeats, and of each ``first`` column the first known value by repeat (the status of
+    repeat 0); keys and ``first`` columns :class:`Coded`, numbers float arrays (NaN where
+    unknown). Given the ``answered`` statuses, and rows with more than one repeat,
     also the spread of each puzzle's answered repeats (:func:`spread`): ``solve_spread``
     (their interquartile range over their median) and ``solve_fastest``."""
     key_columns = [coded(column(raw, k)) for k in keys]

@@ -42,7 +42,7 @@ from harness.tables.rows import (
     floats,
     group_ids,
     missing,
-    reduce_coded,
+    reduce,
     sort_key,
 )
 
@@ -96,7 +96,7 @@ def run_puzzles(rows: CompactRows) -> Columns:
         return raw  # one row per puzzle and backend (a run writes each key once)
     raw["repeat"] = rows.codes("repeat").astype(np.float64)
     keys = ("dataset", "line", "backend")
-    return reduce_coded(raw, numeric, ("status", "size"), keys, ANSWERED)
+    return reduce(raw, numeric, ("status", "size"), keys, ANSWERED)
 
 
 def _puzzle_codes(rows: CompactRows) -> Coded:
