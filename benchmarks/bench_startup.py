@@ -8,7 +8,10 @@ Times, in alternating rounds, each a fresh subprocess of this interpreter:
 * python: ``python -c pass``, the interpreter and its site packages alone (the floor);
 * import: ``import harness.cli.run``, as ``-X importtime`` reports its cumulative time;
 * run: the whole wall time of ``harness run -q -b BACKEND`` on one puzzle (the first of
-  ``--dataset``), in a fresh folder, from a warm disk cache (one untimed run first).
+  ``--dataset``), in a fresh folder, from a warm disk cache (one untimed run first);
+* cpu: the CPU time (user and system) of that run and of the processes it waited for (its
+  worker, git): what the run costs, which other jobs on the machine change less than its
+  wall time.
 
 It prints each figure's median, with the load average before and after. With ``--against
 DIR`` (another checkout of this project, e.g. ``git worktree add /tmp/before main``;
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,7 +37,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASET = ROOT / "datasets" / "hard95.txt"
-FIGURES = ("python", "import", "run")
+FIGURES = ("python", "import", "run", "cpu")
 
 
 def environment(tree: Path) -> dict[str, str]:
@@ -51,26 +55,35 @@ def console_script(tree: Path) -> list[str]:
     return [sys.executable, "-c", f"{start}sys.exit({function}())"]
 
 
-def wall(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, str]:
-    """Seconds a subprocess takes, and its stderr; exits with its output when it fails."""
+def children_cpu() -> float:
+    """CPU seconds of every child process this one has waited for so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def wall(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, str, float]:
+    """Seconds a subprocess takes, its stderr and its CPU seconds; exits with its output
+    when it fails."""
+    cpu = children_cpu()
     start = time.perf_counter()
     done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout}{done.stderr}")
-    return seconds, done.stderr
+    return seconds, done.stderr, children_cpu() - cpu
 
 
 def one_round(tree: Path, backend: str, puzzle: Path, work: Path) -> dict[str, float]:
-    """The three figures for ``tree``, in seconds."""
+    """The figures for ``tree``, in seconds."""
     env = environment(tree)
     figures = {"python": wall([sys.executable, "-c", "pass"], env, work)[0]}
-    _, log = wall([sys.executable, "-X", "importtime", "-c", "import harness.cli.run"], env, work)
+    importing = [sys.executable, "-X", "importtime", "-c", "import harness.cli.run"]
+    log = wall(importing, env, work)[1]
     last = log.strip().splitlines()[-1]  # "import time: self | cumulative | harness.cli.run"
     figures["import"] = int(last.split("|")[1]) / 1e6
     with tempfile.TemporaryDirectory(dir=work) as folder:  # a fresh results/ each time
         command = [*console_script(tree), "run", "-q", "-b", backend, str(puzzle)]
-        figures["run"] = wall(command, env, Path(folder))[0]
+        figures["run"], _, figures["cpu"] = wall(command, env, Path(folder))
     return figures
 
 
