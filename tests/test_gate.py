@@ -12,7 +12,7 @@ from harness import gate
 from harness.cli import main
 from harness.exit_codes import CheckExit
 from harness.results import BASE_COLUMNS, provenance
-from harness.results.calibration import CALIBRATION_WORKLOAD
+from harness.results.calibration import CALIBRATION_WORKLOAD, calibration_of
 
 
 def frame(times: list[float], nodes: list[int], status: str = "SOLVED") -> pd.DataFrame:
@@ -148,7 +148,11 @@ def test_same_file_under_another_path_still_pairs() -> None:
 
 
 def write_run(
-    path: Path, rows: pd.DataFrame, calibration_s: float | None, cpu: str = "CPU A"
+    path: Path,
+    rows: pd.DataFrame,
+    calibration_s: float | None,
+    cpu: str = "CPU A",
+    workload: str = CALIBRATION_WORKLOAD,
 ) -> Path:
     """A results CSV and its metadata: one machine, one calibration."""
     rows.to_csv(path, index=False)
@@ -159,7 +163,7 @@ def write_run(
     }
     if calibration_s is not None:
         meta["calibration"] = {
-            "workload": CALIBRATION_WORKLOAD,
+            "workload": workload,
             "start_s": calibration_s,
             "end_s": calibration_s,
         }
@@ -179,6 +183,24 @@ def test_slower_machine_with_slower_calibration_holds(tmp_path: Path) -> None:
     result = check(old, new)
     assert 0 == result.exit_code, result.output
     assert "calibration (1 ms -> 1.5 ms, x1.5)" in result.output
+
+
+def test_a_baseline_calibrated_as_the_fastest_of_31_still_scales_times(tmp_path: Path) -> None:
+    """A baseline whose calibration was the fastest of 31 runs is divided by it too."""
+    times = base_times()
+    fastest_of_31 = "8-queens + 2000 dict updates, fastest of 31"
+    rows = frame(times, [10] * 40)
+    old = write_run(tmp_path / "old.csv", rows, 0.001, workload=fastest_of_31)
+    new = write_run(tmp_path / "new.csv", frame(wobble(times, 1.5), [10] * 40), 0.0015)
+    result = check(old, new)
+    assert 0 == result.exit_code, result.output
+    assert "calibration (1 ms -> 1.5 ms, x1.5)" in result.output
+
+
+def test_a_calibration_of_another_workload_is_not_used() -> None:
+    """Seconds recorded for a workload the gate does not know give no calibration."""
+    meta = {"calibration": {"workload": "9-queens", "start_s": 0.002, "end_s": None}}
+    assert None is calibration_of(meta)
 
 
 def test_slower_times_with_the_same_calibration_fail(tmp_path: Path) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shlex
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -339,6 +338,8 @@ def resume_command(config: runner.RunConfig, width: int = 100) -> str:
     """The whole command that completes ``config``'s run, for the interrupt hint: indented
     2, and broken with `` \\`` between an option and the next so no line passes ``width``
     columns (a shell runs it, pasted, as one line)."""
+    import shlex  # here: only an interrupted run prints it
+
     units = [["harness", "run"], *(["-b", c.spec] for c in config.backends)]
     units += [
         ["--timeout", f"{config.timeout:g}"],

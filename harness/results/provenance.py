@@ -23,7 +23,10 @@ from typing import IO, Any
 
 from harness import UNKNOWN_VERSION
 
-#: Distributions whose versions every metadata file records (absent ones as null).
+#: Distributions whose versions every metadata file records (absent ones as null): those a
+#: run's rows depend on, the harness, the solver libraries behind the backends and what the
+#: run itself uses. What only reads results afterwards (pandas, scipy and matplotlib, for
+#: the gate, the tables from a CSV and the report) does not change a row, and is not listed.
 PACKAGES: tuple[str, ...] = (
     "sudoku-harness",
     "pycosat",
@@ -33,12 +36,9 @@ PACKAGES: tuple[str, ...] = (
     "miniexact",
     "pycryptosat",
     "z3-solver",
-    "pandas",
     "numpy",
-    "scipy",
     "click",
     "psutil",
-    "matplotlib",
     "dask",
     "distributed",
 )
