@@ -10,7 +10,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from harness.results import ResultsError, check_results, reading
-from harness.results import scan as bytes_scan
 from harness.tables import load
 from tests.corrupt_corpus import BIG, VARIANTS, csv_text, good_rows, write_run
 from tests.test_hardening_fuzz import results_text
@@ -89,7 +88,7 @@ def test_a_block_boundary_inside_the_file_changes_nothing(
 ) -> None:
     """Blocks of 100 bytes (rows cut across blocks): the good file is taken, a bad cell in
     its last row is found."""
-    monkeypatch.setattr(bytes_scan, "BLOCK", 100)
+    monkeypatch.setattr(reading, "BLOCK", 100)
     good = write_run(tmp_path / "good.csv")
     rows = good_rows()
     rows[-1]["nodes"] = "-3"
@@ -118,7 +117,7 @@ def test_the_first_bad_row_is_named_as_reading_every_row_names_it(
 ) -> None:
     """Blocks of 600 bytes, bad cells in two of them: the loader names the line that
     check_results names."""
-    monkeypatch.setattr(bytes_scan, "BLOCK", 600)
+    monkeypatch.setattr(reading, "BLOCK", 600)
     rows = good_rows()
     for row, column, value in cells:
         rows[row][column] = value
@@ -156,7 +155,7 @@ def test_quoted_cells_across_blocks_keep_the_verdict_and_the_line(
 ) -> None:
     """Blocks of 300 bytes, messages holding commas and line breaks (quoted cells that run
     across blocks): the loader takes the file, or names the line, as check_results does."""
-    monkeypatch.setattr(bytes_scan, "BLOCK", 300)
+    monkeypatch.setattr(reading, "BLOCK", 300)
     rows = good_rows()
     rows[2]["message"] = "first, then\nsecond line, " + "x" * 400
     rows[4]["message"] = 'said "no", then\n\nstopped'

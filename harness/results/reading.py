@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from backends.base import Status
-from harness.results import scan
 from harness.results.schema import (
     INTEGER_COLUMNS,
     NUMBER_COLUMNS,
@@ -53,7 +52,17 @@ if TYPE_CHECKING:
     import numpy as np
 
 STATUSES = frozenset(s.value for s in Status)
-FIELD_LIMIT = scan.FIELD_LIMIT
+#: Bytes read at a time (then cut back to the last line break).
+BLOCK = 1 << 23
+#: The longest header read (a longer one is read a row at a time).
+HEADER = 1 << 20
+#: The most bytes a block with quotes may grow to, for a quoted cell that runs on.
+QUOTED = 1 << 26
+#: The longest cell read (a 300 KB message is read; a longer one is not a results CSV).
+FIELD_LIMIT = 1 << 24
+#: Columns never empty, and columns that are empty or a whole number.
+TEXT_KEYS = ("dataset", "puzzle", "backend")
+WHOLE_OR_EMPTY = ("size", "givens", "jobs", "solutions")
 #: Rows checked together, column by column.
 BATCH = 4096
 _WHOLE = re.compile(r"[0-9]{1,18}").fullmatch
@@ -82,11 +91,11 @@ def rule(name: str) -> Callable[[str], object] | None:
     for a column without a rule."""
     if name == "status":
         return STATUSES.__contains__
-    if name in scan.TEXT_KEYS:
+    if name in TEXT_KEYS:
         return bool
     if name in INTEGER_COLUMNS:
         return _WHOLE
-    if name in scan.WHOLE_OR_EMPTY:
+    if name in WHOLE_OR_EMPTY:
         return _WHOLE_OR_EMPTY
     if name in NUMBER_COLUMNS:
         return _is_quantity
@@ -97,9 +106,9 @@ def _problem(name: str, value: str) -> str:
     shown = repr(value if len(value) <= 40 else value[:40] + "...")
     if name == "status":
         return f"status is {shown}, not one of {' '.join(sorted(STATUSES))}"
-    if name in scan.TEXT_KEYS:
+    if name in TEXT_KEYS:
         return f"{name} is empty"
-    if name in INTEGER_COLUMNS or name in scan.WHOLE_OR_EMPTY:
+    if name in INTEGER_COLUMNS or name in WHOLE_OR_EMPTY:
         return f"{name} is {shown}, not a whole number below 10^18"
     return f"{name} is {shown}, not a number (finite, zero or more)"
 
@@ -123,9 +132,9 @@ def check_results(
     at a time (``each`` is given each row); raises as :func:`read_results` does."""
     try:
         with Path(path).open("rb") as handle:
-            if scan.holds_nul(handle):
+            if holds_nul(handle):
                 raise ResultsError(f"{path}: not a results CSV (it holds NUL bytes)")
-            if scan.blank(handle, scan.rows_end(handle)):
+            if blank(handle, rows_end(handle)):
                 return []
         with open_rows(Path(path), strict=True) as (header, rows):
             _check_header(path, header)
@@ -289,3 +298,40 @@ def whole_lines(binary: Iterator[bytes]) -> Iterator[str]:
         if not line.endswith(b"\n"):
             return
         yield line.decode("utf-8")
+
+
+def holds_nul(handle) -> bool:
+    """Whether the file holds a NUL byte (in a torn last line too): not a text file."""
+    handle.seek(0)
+    return any(b"\0" in block for block in iter(lambda: handle.read(BLOCK), b""))
+
+
+def blank(handle, end: int) -> bool:
+    """Whether the file holds nothing but white space up to ``end`` (a file of no rows)."""
+    handle.seek(0)
+    return not any(block.strip() for block in blocks(handle, end))
+
+
+def rows_end(handle, block: int = 1 << 16) -> int:
+    """The size of the file up to and with its last newline (all of it when it ends in one):
+    what follows is a torn row."""
+    end = handle.seek(0, 2)
+    while end > 0:
+        start = max(0, end - block)
+        handle.seek(start)
+        chunk = handle.read(end - start)
+        if chunk.rfind(b"\n") >= 0:
+            return start + chunk.rfind(b"\n") + 1
+        end = start
+    return 0
+
+
+def blocks(handle, end: int) -> Iterator[bytes]:
+    """The bytes from the handle's place to ``end``, in blocks that end with a line break."""
+    rest = b""
+    while handle.tell() < end:
+        data = rest + handle.read(min(BLOCK, end - handle.tell()))
+        cut = data.rfind(b"\n") + 1
+        rest = data[cut:]
+        if cut:
+            yield data[:cut]

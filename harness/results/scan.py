@@ -30,6 +30,17 @@ from pathlib import Path
 
 import numpy as np
 
+from harness.results.reading import (
+    FIELD_LIMIT,
+    HEADER,
+    QUOTED,
+    TEXT_KEYS,
+    WHOLE_OR_EMPTY,
+    blank,
+    blocks,
+    holds_nul,
+    rows_end,
+)
 from harness.results.schema import (
     INTEGER_COLUMNS,
     NUMBER_COLUMNS,
@@ -37,17 +48,6 @@ from harness.results.schema import (
     unescape_cell,
 )
 
-#: Bytes read at a time (then cut back to the last line break).
-BLOCK = 1 << 23
-#: The longest header read (a longer one is read a row at a time).
-HEADER = 1 << 20
-#: The most bytes a block with quotes may grow to, for a quoted cell that runs on.
-QUOTED = 1 << 26
-#: The longest cell read (a 300 KB message is read; a longer one is not a results CSV).
-FIELD_LIMIT = 1 << 24
-#: Columns never empty, and columns that are empty or a whole number (see reading.py).
-TEXT_KEYS = ("dataset", "puzzle", "backend")
-WHOLE_OR_EMPTY = ("size", "givens", "jobs", "solutions")
 #: The longest whole number in a cell (below 10^18).
 DIGITS = 18
 BOM = b"\xef\xbb\xbf"
@@ -119,7 +119,7 @@ def _regions(handle, end: int) -> Iterator[tuple[int, bytes, bool]]:
     with quotes grows, up to :data:`QUOTED` bytes, until Python's csv reader reads it
     strictly to its end (so that its last line break is not inside a quoted cell)."""
     line, held = 2, b""
-    for block in _blocks(handle, end):
+    for block in blocks(handle, end):
         data = held + block
         between = b'"' not in data or _ends_between_rows(data)
         if not between and len(data) < QUOTED:
@@ -146,32 +146,6 @@ def _ends_between_rows(data: bytes) -> bool:
     return True
 
 
-def holds_nul(handle) -> bool:
-    """Whether the file holds a NUL byte (in a torn last line too): not a text file."""
-    handle.seek(0)
-    return any(b"\0" in block for block in iter(lambda: handle.read(BLOCK), b""))
-
-
-def blank(handle, end: int) -> bool:
-    """Whether the file holds nothing but white space up to ``end`` (a file of no rows)."""
-    handle.seek(0)
-    return not any(block.strip() for block in _blocks(handle, end))
-
-
-def rows_end(handle, block: int = 1 << 16) -> int:
-    """The size of the file up to and with its last newline (all of it when it ends in one):
-    what follows is a torn row."""
-    end = handle.seek(0, 2)
-    while end > 0:
-        start = max(0, end - block)
-        handle.seek(start)
-        chunk = handle.read(end - start)
-        if chunk.rfind(b"\n") >= 0:
-            return start + chunk.rfind(b"\n") + 1
-        end = start
-    return 0
-
-
 def _plain(data: bytes) -> bool:
     """No quote or carriage return, and UTF-8 text."""
     if b'"' in data or b"\r" in data:
@@ -183,17 +157,6 @@ def _plain(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
-
-
-def _blocks(handle, end: int) -> Iterator[bytes]:
-    """The bytes from the handle's place to ``end``, in blocks that end with a line break."""
-    rest = b""
-    while handle.tell() < end:
-        data = rest + handle.read(min(BLOCK, end - handle.tell()))
-        cut = data.rfind(b"\n") + 1
-        rest = data[cut:]
-        if cut:
-            yield data[:cut]
 
 
 def column_rules(header: list[str]) -> dict[str, np.ndarray]:
