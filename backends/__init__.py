@@ -21,7 +21,6 @@ library's ``cmd``); but ``cpsat`` (it wraps ``ortools``), ``cryptosat`` (``pycry
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import warnings
 from typing import Any
@@ -86,6 +85,8 @@ def backend_class(name: str) -> type[Backend]:
     found = plugins.plugin(name, REGISTRY)
     if found is None:
         names = sorted({*REGISTRY, *plugins.names()})
+        import difflib  # only for this message
+
         close = difflib.get_close_matches(name, names, n=1)
         guess = f" (did you mean {close[0]!r}?)" if close else ""
         raise UnknownBackendError(

@@ -77,7 +77,7 @@ def run_puzzles(rows: CompactRows) -> Columns:
     from harness.results.compact import STATUSES
 
     sizes = rows.codes("size")
-    known = [size for size in np.unique(sizes).tolist() if size]  # 0: unknown
+    known = [s for s in np.flatnonzero(np.bincount(sizes)).tolist() if s]  # 0: unknown
     size_codes = np.full(1 << 8, -1, dtype=np.int8)
     size_codes[known] = np.arange(len(known))
     datasets, backends = rows.datasets.values, rows.backends.values
