@@ -2,8 +2,9 @@
 
 :func:`scan` reads the file in blocks of whole lines (a torn last line left out) and tells
 whether every row keeps the rules, without making a Python object per cell. In a block with
-no quote and no carriage return (how the writer writes a row unless a cell holds a comma, a
-quote or a line break) a line is a row and a comma ends a cell, so numpy checks it at once:
+no quote and no carriage return but in its line ends (CRLF, as the writer ends a row, or LF;
+the writer quotes only a cell holding a comma, a quote or a line break) a line is a row and a
+comma ends a cell, so numpy checks it at once:
 every line has the header's width; ``dataset``, ``puzzle`` and ``backend`` are not empty;
 ``line``, ``repeat`` and ``limit`` are 1 to 18 digits, ``size``, ``givens``, ``jobs`` and
 ``solutions`` 0 to 18; every other number column is empty or begins and ends with a digit
@@ -13,8 +14,8 @@ by the caller too, from the few distinct values pandas reads.
 
 A block with quotes grows until Python's csv reader reads it strictly to its end (its last
 line break is not inside a quoted cell), and the caller's check reads it a row at a time by
-the rules. A file whose bytes cannot tell (carriage returns, text that is not UTF-8, quoting
-the csv reader reads only leniently) is read a row at a time throughout
+the rules. A file whose bytes cannot tell (a carriage return but in a CRLF line end, text
+that is not UTF-8, quoting the csv reader reads only leniently) is read a row at a time throughout
 (:func:`harness.results.reading.check_results`), as is a file with a bad row, to name it; a
 test holds the two ways to the same verdict on a corpus of corrupt files.
 """
@@ -61,7 +62,7 @@ _NUMBER_ENDS[list(b"0123456789.")] = True
 class Layout:
     """What :func:`scan` found: the header (empty for a file of no text), where the whole
     rows end (a torn last line follows), and whether every row keeps the rules its bytes
-    can show (None: the bytes cannot tell, for carriage returns, text that is not UTF-8, or
+    can show (None: the bytes cannot tell, for a stray carriage return, text not UTF-8, or
     quotes that no check was given for or that the csv reader reads only leniently)."""
 
     header: list[str]
@@ -87,7 +88,7 @@ def scan(path: Path | str, quoted: RowsCheck | None = None) -> Layout:
             first = first[len(BOM) :]
         if not first.strip() and blank(handle, end):
             return Layout([], end, True)
-        if not first.endswith(b"\n") or not _plain(first):
+        if not first.endswith(b"\n") or not _plain(_lf(first)):
             return Layout([], end, None)
         header = [unescape_cell(c) for c in next(csv.reader([first.decode()]))]
         whole = set(REQUIRED_COLUMNS) <= set(header) and "" not in header
@@ -97,7 +98,7 @@ def scan(path: Path | str, quoted: RowsCheck | None = None) -> Layout:
         for line, data, between in _regions(handle, end):
             if b'"' not in data:
                 ok = block_ok(data, ruled, len(header))
-            elif between and quoted is not None and _plain(data.replace(b'"', b"")):
+            elif between and quoted is not None and _plain(_lf(data.replace(b'"', b""))):
                 ok = quoted(header, data.decode(), line)
             else:
                 ok = None
@@ -146,6 +147,12 @@ def _ends_between_rows(data: bytes) -> bool:
     return True
 
 
+def _lf(data: bytes) -> bytes:
+    """``data`` with its CRLF line ends (as the results writer and ``csv.writer`` end rows)
+    as LF; a carriage return anywhere else stays, and :func:`_plain` refuses it."""
+    return data.replace(b"\r\n", b"\n") if b"\r" in data else data
+
+
 def _plain(data: bytes) -> bool:
     """No quote or carriage return, and UTF-8 text."""
     if b'"' in data or b"\r" in data:
@@ -179,6 +186,7 @@ def column_rules(header: list[str]) -> dict[str, np.ndarray]:
 def block_ok(data: bytes, rules: dict[str, np.ndarray], width: int) -> bool | None:
     """Whether every line of ``data`` has ``width`` cells and each ruled cell its form (None:
     the bytes cannot tell)."""
+    data = _lf(data)
     if not _plain(data):
         return None
     raw = np.frombuffer(data, dtype=np.uint8)
