@@ -88,7 +88,7 @@ def scan(path: Path | str, quoted: RowsCheck | None = None) -> Layout:
             first = first[len(BOM) :]
         if not first.strip() and blank(handle, end):
             return Layout([], end, True)
-        if not first.endswith(b"\n") or not _plain(_lf(first)):
+        if not first.endswith(b"\n") or not _plain(first):
             return Layout([], end, None)
         header = [unescape_cell(c) for c in next(csv.reader([first.decode()]))]
         whole = set(REQUIRED_COLUMNS) <= set(header) and "" not in header
@@ -98,7 +98,7 @@ def scan(path: Path | str, quoted: RowsCheck | None = None) -> Layout:
         for line, data, between in _regions(handle, end):
             if b'"' not in data:
                 ok = block_ok(data, ruled, len(header))
-            elif between and quoted is not None and _plain(_lf(data.replace(b'"', b""))):
+            elif between and quoted is not None and _plain(data.replace(b'"', b"")):
                 ok = quoted(header, data.decode(), line)
             else:
                 ok = None
@@ -147,15 +147,15 @@ def _ends_between_rows(data: bytes) -> bool:
     return True
 
 
-def _lf(data: bytes) -> bytes:
-    """``data`` with its CRLF line ends (as the results writer and ``csv.writer`` end rows)
-    as LF; a carriage return anywhere else stays, and :func:`_plain` refuses it."""
-    return data.replace(b"\r\n", b"\n") if b"\r" in data else data
-
-
 def _plain(data: bytes) -> bool:
-    """No quote or carriage return, and UTF-8 text."""
-    if b'"' in data or b"\r" in data:
+    """No quote, no carriage return but in a CRLF line end, and UTF-8 text."""
+    returns = data.count(b"\r")
+    return _text(data) and not (returns and returns != data.count(b"\r\n"))
+
+
+def _text(data: bytes) -> bool:
+    """No quote, and UTF-8 text."""
+    if b'"' in data:
         return False
     if data.isascii():
         return True
@@ -186,11 +186,13 @@ def column_rules(header: list[str]) -> dict[str, np.ndarray]:
 def block_ok(data: bytes, rules: dict[str, np.ndarray], width: int) -> bool | None:
     """Whether every line of ``data`` has ``width`` cells and each ruled cell its form (None:
     the bytes cannot tell)."""
-    data = _lf(data)
-    if not _plain(data):
+    if not _text(data):
         return None
     raw = np.frombuffer(data, dtype=np.uint8)
     breaks = np.flatnonzero(raw == ord("\n"))
+    crlf = raw[breaks - 1] == ord("\r")  # a CRLF line's last cell ends at its \r
+    if np.count_nonzero(raw == ord("\r")) != np.count_nonzero(crlf):
+        return None  # a carriage return but in a line end
     commas = np.flatnonzero(raw == ord(","))
     lines = len(breaks)
     if len(commas) != lines * (width - 1):
@@ -198,8 +200,8 @@ def block_ok(data: bytes, rules: dict[str, np.ndarray], width: int) -> bool | No
     commas = commas.reshape(lines, width - 1)
     if lines and not ((commas[:, -1] < breaks).all() and (commas[1:, 0] > breaks[:-1]).all()):
         return False  # so each line has width - 1 commas
-    ends = np.hstack([commas, breaks[:, None]])
-    starts = np.concatenate([[0], ends.ravel()[:-1] + 1]).reshape(lines, width)
+    ends = np.hstack([commas, (breaks - crlf)[:, None]])
+    starts = np.hstack([np.concatenate([[0], breaks[:-1] + 1])[:, None], commas + 1])
     lengths = ends - starts
     if not (lengths[:, rules["text"]] > 0).all():
         return False
