@@ -76,8 +76,6 @@ def check_solution(givens: Sequence[int], answer: Sequence[int] | None) -> str |
 def _valid(givens: Sequence[int], answer: Sequence[int], n: int) -> bool:
     """The whole check at C speed (no Python loop over cells, as :func:`_reason` has):
     True only for a valid completion; False says nothing of why."""
-    if type(answer) is bytes:  # as a worker sends it: every value an int
-        return _valid_bytes(givens, answer, n)
     bits, full, digits = _placements(n)
     return (
         set(map(type, answer)) == {int}  # not bool, float or str: they would compare equal
@@ -85,48 +83,6 @@ def _valid(givens: Sequence[int], answer: Sequence[int], n: int) -> bool:
         and list(compress(answer, givens)) == list(filter(None, givens))
         and sum(map(getitem, bits, answer)) == full  # see _placements
     )
-
-
-@cache
-def _codes(n: int) -> tuple[bytes, bytes, int]:
-    """For :func:`_valid_bytes`: the digits 1..n as bytes; the table that turns a given
-    into 255 and a blank into 0; and, as one big number of 3 * n * n bytes (every cell's
-    row, then every cell's column, then every cell's box), each unit's code before a value
-    is added: n times its place among the 3 * n units (row, column and box ``i`` at 3i,
-    3i + 1 and 3i + 2)."""
-    box = isqrt(n)
-    starts = []
-    for kind in range(3):
-        for cell in range(n * n):
-            row, column = divmod(cell, n)
-            unit = (row, column, row // box * box + column // box)[kind]
-            starts.append((3 * unit + kind) * n)
-    return bytes(range(1, n + 1)), bytes([0] + [255] * 255), int.from_bytes(bytes(starts))
-
-
-def _valid_bytes(givens: Sequence[int], answer: bytes, n: int) -> bool:
-    """:func:`_valid` for an answer as bytes, every value an int (grids up to 9x9; larger
-    ones take the general way, as a tuple).
-
-    Each cell's value added to the codes of its 3 units (:func:`_codes`) gives the (unit,
-    value) pairs it fills, one byte each, 1 to 3 * n * n: all 243 additions of a 9x9 grid
-    are one addition of big numbers. The grid is valid iff every value is a digit, the
-    givens are kept and no two cells fill the same pair: iff the pairs are 3 * n * n
-    distinct bytes, which ``bytes.maketrans`` counts: it sets the byte of each pair in
-    a table of the 256 bytes to 0 (the byte 0 is 0 already, and no pair)."""
-    size = n * n
-    if n > 9:
-        return _valid(givens, tuple(answer), n)
-    digits, mark, starts = _codes(n)
-    if answer.translate(None, digits):  # a value that is not a digit 1..n
-        return False
-    given = bytes(givens)
-    value = int.from_bytes(answer)
-    if value & int.from_bytes(given.translate(mark)) != int.from_bytes(given):
-        return False  # a given changed
-    thrice = value | value << 8 * size | value << 16 * size  # as rows, columns, boxes
-    pairs = (thrice + starts).to_bytes(3 * size)
-    return bytes.maketrans(pairs, bytes(3 * size)).count(0) == 3 * size + 1
 
 
 def _reason(givens: Sequence[int], answer: Sequence[int], n: int) -> str | None:
