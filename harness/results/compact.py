@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from backends.base import Status
-from harness.results.schema import BASE_COLUMNS
+from harness.results.schema import BASE_COLUMNS, DECIMALS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -232,9 +232,9 @@ class CompactRows:
         if self.limit == 2:
             solved = STATUSES[status] == Status.SOLVED
             append["hash"](hash(get("solution")) if solved else 0)
-        for name, keep in self._floats:
+        for name, keep in self._floats:  # as the CSV has it, so the tables print the same
             value = get(name)
-            keep(value if value.__class__ is float else number(value))
+            keep(round(value, DECIMALS) if value.__class__ is float else number(value))
         if self.native:
             self._natives(get)
         if status in _FAILING:
@@ -251,7 +251,8 @@ class CompactRows:
     def _natives(self, get: Callable[[str], Any]) -> None:
         for name, column in self.native.items():
             value = get(name)
-            column.block.append(parsed := number(value))
+            parsed = round(value, DECIMALS) if value.__class__ is float else number(value)
+            column.block.append(parsed)
             if parsed != parsed and value not in (None, "") and value.__class__ is not float:
                 self.not_numbers.add(name)  # text: not a statistic (nor for pandas)
 

@@ -139,8 +139,12 @@ def _format(value: Any) -> str:
     return _TEXT.get(type(value), str)(value)
 
 
+#: The decimals a float keeps in the CSV (nanoseconds of a time).
+DECIMALS = 9
+
+
 def _float_text(value: float) -> str:
-    return repr(round(value, 9))
+    return repr(round(value, DECIMALS))
 
 
 #: How :func:`_format` writes a value of each type (any other type: ``str``).

@@ -13,7 +13,7 @@ from typing import Any
 from harness.results.compact import CompactRows
 from harness.results.provenance import replace_atomically
 from harness.results.reading import whole_lines
-from harness.results.schema import _STARTS_RISKY, escape_cell
+from harness.results.schema import _STARTS_RISKY, DECIMALS, escape_cell
 
 #: The longest a written row may wait in the writer's buffer (see there), seconds.
 FLUSH_S = 0.05
@@ -71,7 +71,7 @@ class RowWriter:
         texts = [
             v
             if v.__class__ is str
-            else repr(round(v, 9))
+            else repr(round(v, DECIMALS))
             if v.__class__ is float
             else ""
             if v is None
