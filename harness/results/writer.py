@@ -13,7 +13,7 @@ from typing import Any
 from harness.results.compact import CompactRows
 from harness.results.provenance import replace_atomically
 from harness.results.reading import whole_lines
-from harness.results.schema import _STARTS_RISKY, DECIMALS, escape_cell
+from harness.results.schema import _ESCAPE_FIRST, _STARTS_RISKY, _TEXT, escape_cell
 
 #: The longest a written row may wait in the writer's buffer (see there), seconds.
 FLUSH_S = 0.05
@@ -67,17 +67,7 @@ class RowWriter:
         """Append ``row`` (its columns' values; others are ignored). It reaches the file at
         once when the oldest row still buffered is :data:`FLUSH_S` old, else at the next
         :meth:`flush_stale`, :meth:`flush` or :meth:`close`."""
-        # schema._format, inlined: it runs for every cell of every row
-        texts = [
-            v
-            if v.__class__ is str
-            else repr(round(v, DECIMALS))
-            if v.__class__ is float
-            else ""
-            if v is None
-            else str(v)
-            for v in map(row.get, self.columns)
-        ]
+        texts = [_TEXT.get(type(v), str)(v) for v in map(row.get, self.columns)]  # schema._format
         line = ",".join(texts)
         if _plain(line) and line.count(",") == len(texts) - 1:  # and no comma in a cell
             self._file.write(line + "\r\n")  # what csv.writer writes for cells like these
@@ -141,24 +131,18 @@ class RowWriter:
         self.close()
 
 
+#: Characters that, anywhere in a row, send it the csv writer's way (``-`` only at a cell's
+#: start: times print as ``2.5e-06``).
+_NOT_PLAIN = tuple({'"', "\n", *_ESCAPE_FIRST} - {"-"})
+
+
 def _plain(line: str) -> bool:
     """Whether no cell of ``line`` (a row's texts joined by commas) needs quoting or escaping,
-    as far as its characters tell: no quote or line break anywhere, and no character of
-    :data:`~harness.results.schema.FORMULA_STARTS` or ``'`` anywhere but ``-``, which is
-    refused only at the start of a cell (times print as ``2.5e-06``). A row refused here
-    takes the csv writer's way, which quotes and escapes exactly what needs it."""
-    return not (
-        '"' in line
-        or "\n" in line
-        or "\r" in line
-        or "=" in line
-        or "+" in line
-        or "@" in line
-        or "\t" in line
-        or "'" in line
-        or ",-" in line
-        or line.startswith("-")
-    )
+    as far as its characters tell: no quote or line break anywhere, no character
+    :func:`~harness.results.schema.escape_cell` may change anywhere but ``-``, and ``-`` at
+    no cell's start. A row refused here takes the csv writer's way, which quotes and
+    escapes exactly what needs it."""
+    return not (any(map(line.__contains__, _NOT_PLAIN)) or ",-" in line or line.startswith("-"))
 
 
 def _ends_with_newline(path: Path) -> bool:
