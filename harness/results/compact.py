@@ -43,7 +43,7 @@ FLOAT_TYPES = {name: "d" for name in FLOATS} | {"guesses": "f"}
 #: Rows a spilled column holds in memory before it appends them to its file.
 BLOCK = 1 << 14
 #: Rows read back from a file at a time.
-READ = 1 << 16
+READ = 1 << 14
 #: The statuses whose messages the failure lines sum up.
 FAILURES = (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value)
 #: The most distinct message shapes kept per failing status (the rest are counted only).
@@ -153,33 +153,38 @@ class Spilled:
 
     # -- as numpy arrays: numpy is imported only here, at the end of the run --------------
 
-    def array(self) -> np.ndarray:
-        """The whole column (a new array)."""
+    def array(self, dtype: Any = None) -> np.ndarray:
+        """The whole column (a new array; of ``dtype`` if given, converted a chunk at a
+        time)."""
         import numpy as np
 
-        out = np.empty(len(self), dtype=_dtype(self.typecode))
+        out = np.empty(len(self), dtype=dtype or _dtype(self.typecode))
         done = 0
-        for chunk in self.chunks():
-            out[done : done + len(chunk)] = np.frombuffer(chunk, dtype=out.dtype)
+        for chunk in self.pieces():
+            out[done : done + len(chunk)] = chunk
             done += len(chunk)
         return out
 
-    def known(self, rows: np.ndarray) -> np.ndarray:
-        """The known (not NaN) values of the rows where the mask ``rows`` is true, read a
-        chunk at a time (a new array)."""
+    def pieces(self, size: int | None = None) -> Iterator[np.ndarray]:
+        """The column as arrays of ``size`` rows (default :data:`READ`; the last one
+        shorter), as an array in memory splits: the file's rows and the block's joined."""
         import numpy as np
 
-        out = np.empty(np.count_nonzero(rows), dtype=_dtype(self.typecode))
-        done = kept = 0
+        size = size or READ
+        dtype = _dtype(self.typecode)
+        left = np.empty(0, dtype=dtype)
         for chunk in self.chunks():
-            values = np.frombuffer(chunk, dtype=out.dtype)
-            wanted = rows[done : done + len(values)] & ~np.isnan(values)
-            done += len(values)
-            found = values[wanted]
-            out[kept : kept + len(found)] = found
-            kept += len(found)
-        out.resize(kept, refcheck=False)  # shorter where some were unknown: in place
-        return out
+            values = np.frombuffer(chunk, dtype=dtype)
+            if chunk is self.block:  # a copy: the block stays free to grow
+                values = values.copy()
+            if len(left):
+                values = np.concatenate((left, values))
+            whole = len(values) - len(values) % size
+            for start in range(0, whole, size):
+                yield values[start : start + size]
+            left = values[whole:]
+        if len(left):
+            yield left
 
 
 def _dtype(typecode: str) -> str:
@@ -310,14 +315,14 @@ class CompactRows:
 
         return np.frombuffer(self.status, dtype=np.uint8)
 
-    def codes(self, name: str) -> np.ndarray:
+    def codes(self, name: str, dtype: Any = None) -> np.ndarray:
         """A column of :data:`SPILLED` (dataset, backend, line, size, repeat, solutions,
-        hash) as an array read back (a new one)."""
-        return self.spilled[name].array()
+        hash) as an array read back (a new one; of ``dtype`` if given)."""
+        return self.spilled[name].array(dtype)
 
     def column(self, name: str) -> Spilled:
         """A float column (:data:`FLOATS` or native): its :meth:`Spilled.array` reads it
-        back whole, its :meth:`Spilled.known` only the known values of some rows."""
+        back whole, its :meth:`Spilled.pieces` a chunk at a time."""
         found = self.floats.get(name)
         return self.native[name] if found is None else found
 

@@ -63,10 +63,18 @@ class Coded:
         return table[self.codes].tolist()
 
     def ranks(self) -> np.ndarray:
-        """Each row's position of its value in sorted order, unknown last."""
+        """Each row's position of its value in sorted order, unknown last (in the smallest
+        unsigned type that holds them)."""
+        return self.rank_of()[self.codes]
+
+    def rank_of(self) -> np.ndarray:
+        """The position of each code's value in sorted order, indexed by code; its last
+        entry, for code -1 (unknown), is the last position."""
         labels = self.labels
+        rank = np.empty(len(labels) + 1, dtype=np.min_scalar_type(len(labels)))
         if isinstance(labels, np.ndarray) and bool(np.all(labels[:-1] <= labels[1:])):
-            return np.where(self.codes < 0, len(labels), self.codes).astype(np.int32)
+            rank[:] = np.arange(len(labels) + 1)
+            return rank
         if isinstance(labels, np.ndarray):
             order: Any = np.argsort(labels, kind="stable")
         else:
@@ -74,10 +82,9 @@ class Coded:
                 order = sorted(range(len(labels)), key=labels.__getitem__)
             except TypeError:
                 order = sorted(range(len(labels)), key=lambda i: sort_key(labels[i]))
-        rank = np.empty(len(labels) + 1, dtype=np.int32)
         rank[order] = np.arange(len(order))
         rank[-1] = len(order)
-        return rank[self.codes]
+        return rank
 
     def take(self, rows: np.ndarray) -> Coded:
         return Coded(self.codes[rows], self.labels)
@@ -136,6 +143,8 @@ def column(table: Columns, name: str) -> Any:
 
 #: Below this many possible key combinations, groups are found by counting, not sorting.
 DENSE = 1 << 20
+#: Rows counted at a time.
+CHUNK = 1 << 14
 
 
 def group_ids(keys: Iterable[Coded]) -> tuple[np.ndarray, np.ndarray]:
@@ -144,19 +153,17 @@ def group_ids(keys: Iterable[Coded]) -> tuple[np.ndarray, np.ndarray]:
     keys' values (unknown last); and the first row of each group."""
     keys = list(keys)
     widths = [len(key.labels) + 1 for key in keys]
-    if math.prod(widths) <= DENSE:  # a few groups: counted, in little memory
-        combined = np.zeros(len(keys[0]), dtype=np.int32)
-        for key, width in zip(keys, widths, strict=True):
-            combined *= width
-            combined += key.ranks()
+    if math.prod(widths) <= DENSE:  # a few groups: counted, a chunk at a time
+        ranks = [key.rank_of() for key in keys]
         seen = np.zeros(math.prod(widths), dtype=bool)
-        seen[combined] = True
+        for start in range(0, len(keys[0]), CHUNK):
+            seen[_combined(keys, ranks, start)] = True
         present = np.flatnonzero(seen)
-        del seen
         dense = np.zeros(math.prod(widths), dtype=np.min_scalar_type(len(present)))
         dense[present] = np.arange(len(present))
-        ids = dense[combined]
-        del combined
+        ids = np.empty(len(keys[0]), dtype=dense.dtype)
+        for start in range(0, len(ids), CHUNK):
+            ids[start : start + CHUNK] = dense[_combined(keys, ranks, start)]
         return ids, _first_rows(ids, len(present))
     wide = np.zeros(len(keys[0]), dtype=np.int64)
     for key, width in zip(keys, widths, strict=True):
@@ -167,7 +174,17 @@ def group_ids(keys: Iterable[Coded]) -> tuple[np.ndarray, np.ndarray]:
     return ids.reshape(-1), first
 
 
-def _first_rows(ids: np.ndarray, count: int, step: int = 1 << 16) -> np.ndarray:
+def _combined(keys: Sequence[Coded], ranks: Sequence[np.ndarray], start: int) -> np.ndarray:
+    """The rows' ranks in every key (:meth:`Coded.rank_of`: ``ranks``) as one number, for
+    :data:`CHUNK` rows from ``start``."""
+    combined = np.zeros(len(keys[0].codes[start : start + CHUNK]), dtype=np.intp)
+    for key, rank in zip(keys, ranks, strict=True):
+        combined *= len(rank)
+        combined += rank[key.codes[start : start + CHUNK]]
+    return combined
+
+
+def _first_rows(ids: np.ndarray, count: int, step: int = CHUNK) -> np.ndarray:
     """The first row of each of the ``count`` groups ``ids`` numbers (``step`` rows at a
     time: in little memory)."""
     first = np.full(count, len(ids), dtype=np.int64)

@@ -14,9 +14,11 @@ stay empty (NaN), never 0.
 Rows are sorted by speed within each dataset (most checked answers first, then the lowest
 median), with ``x_fastest``: the row's median over the dataset's fastest median.
 
-Statistics skip unknown values as pandas does (a median or mean of nothing is NaN).
-``harness run`` builds the puzzles from its compact columns (:func:`run_puzzles`) and
-prints the tables without loading pandas.
+Statistics skip unknown values as pandas does (a median or mean of nothing is NaN). Each
+is read a chunk of rows at a time (:mod:`harness.tables.chunked`), whether the column is in
+memory or in a run's file: a group's values are never gathered whole, and both give the
+same figures. ``harness run`` builds the puzzles from its compact columns
+(:func:`run_puzzles`) and prints the tables without loading pandas.
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ from backends.base import COUNTERS, Status
 from backends.puzzle import Puzzle
 from harness.results import BASE_COLUMNS, MEASURE_COLUMNS
 from harness.results.compact import Spilled
+from harness.tables.chunked import Pieces, describe
 from harness.tables.rows import (
+    CHUNK,
     FIRST,
     NAN,
     PUZZLE_KEYS,
@@ -76,18 +80,19 @@ def run_puzzles(rows: CompactRows) -> Columns:
     time as the statistics need them."""
     from harness.results.compact import STATUSES
 
-    sizes = rows.codes("size")
-    known = [s for s in np.flatnonzero(np.bincount(sizes)).tolist() if s]  # 0: unknown
+    seen = np.zeros(1 << 8, dtype=bool)
+    for sizes in rows.spilled["size"].pieces():
+        seen[sizes] = True
+    known = [s for s in np.flatnonzero(seen).tolist() if s]  # 0: unknown
     size_codes = np.full(1 << 8, -1, dtype=np.int8)
     size_codes[known] = np.arange(len(known))
     datasets, backends = rows.datasets.values, rows.backends.values
     raw: Columns = {  # codes in the smallest type that holds them (every row has a value)
-        "dataset": Coded(rows.codes("dataset").astype(np.min_scalar_type(len(datasets))), datasets),
-        "backend": Coded(rows.codes("backend").astype(np.min_scalar_type(len(backends))), backends),
+        "dataset": Coded(rows.codes("dataset", np.min_scalar_type(len(datasets))), datasets),
+        "backend": Coded(rows.codes("backend", np.min_scalar_type(len(backends))), backends),
         "status": Coded(rows.statuses(), list(STATUSES)),
-        "size": Coded(size_codes[sizes], known),
+        "size": Coded(size_codes[rows.codes("size")], known),
     }
-    del sizes
     numeric = [*SUMMARY_NUMERIC, *rows.natives()]
     raw.update({c: rows.column(c) for c in numeric})
     if len(rows.backends.values) > 1 or rows.repeated:
@@ -134,15 +139,14 @@ def grouping(puzzles: Columns) -> tuple[str, ...]:
     return ("backend", "dataset", "size") if mixed else ("backend", "dataset")
 
 
-def _groups(puzzles: Columns, by: Sequence[str]) -> Iterator[tuple[tuple, np.ndarray]]:
-    """The groups of the puzzles by the values of ``by``: (key values, a mask of its
-    rows), in sorted key order, one at a time."""
+def _grouped(puzzles: Columns, by: Sequence[str]) -> tuple[list[tuple], np.ndarray]:
+    """The groups of the puzzles by the values of ``by``: their key values in sorted order,
+    and each puzzle's group (its position in that order)."""
     keys = [coded(column(puzzles, k)) for k in by]
     if not len(keys[0]):
-        return
+        return [], np.zeros(0, dtype=np.uint8)
     ids, first = group_ids(keys)
-    for g, row in enumerate(first.tolist()):
-        yield _labels(keys, row), ids == g
+    return [_labels(keys, row) for row in first.tolist()], ids
 
 
 def _labels(keys: Sequence[Coded], row: int) -> tuple:
@@ -164,75 +168,88 @@ def _normalized(puzzles: Columns) -> Columns:
 
 
 class _Statuses:
-    """The puzzles' statuses: which have one of some statuses."""
+    """The puzzles' statuses: how many of each a group has, which rows have some."""
 
     def __init__(self, puzzles: Columns) -> None:
         self.status = coded(column(puzzles, "status"))
         self.text = [str(label) for label in self.status.labels]
 
-    def isin(self, names: Iterable[str]) -> np.ndarray:
+    def table(self, names: Iterable[str]) -> np.ndarray:
+        """Whether a status code (-1, unknown: the last) is one of ``names``."""
         wanted = {str(name) for name in names}
-        table = np.array([t in wanted for t in self.text] + [False])  # code -1: the last
-        return table[self.status.codes]
+        return np.array([t in wanted for t in self.text] + [False])
 
-    def counts(self, group: np.ndarray) -> dict[str, int]:
-        """How many puzzles of the group (a mask) have each status."""
-        codes = self.status.codes[group]
-        return {t: int(np.count_nonzero(codes == i)) for i, t in enumerate(self.text)}
+    def counts(self, ids: np.ndarray, groups: int) -> tuple[list[dict[str, int]], list[int]]:
+        """How many puzzles of each group (``ids``: a puzzle's) have each status, and how
+        many it has."""
+        width = len(self.text) + 1  # unknown last
+        tally = np.zeros(groups * width, dtype=np.int64)
+        for start in range(0, len(ids), CHUNK):
+            codes = self.status.codes[start : start + CHUNK].astype(np.intp)
+            codes[codes < 0] = width - 1
+            codes += ids[start : start + CHUNK].astype(np.intp) * width
+            tally += np.bincount(codes, minlength=len(tally))
+        rows = tally.reshape(groups, width).tolist()
+        return [dict(zip(self.text, row, strict=False)) for row in rows], [sum(r) for r in rows]
 
 
-def _known(values: np.ndarray | Spilled, rows: np.ndarray) -> np.ndarray:
-    """The known ``values`` of the rows in the mask ``rows`` (a copy)."""
+class _Rows:
+    """The rows of one group whose status is one of some, a chunk at a time."""
+
+    def __init__(self, ids: np.ndarray, group: int, statuses: _Statuses, names: Iterable[str]):
+        self.ids, self.group, self.codes = ids, group, statuses.status.codes
+        self.wanted = statuses.table(names)
+
+    def __call__(self, start: int, stop: int) -> np.ndarray:
+        """A mask of the rows from ``start`` to ``stop``."""
+        return (self.ids[start:stop] == self.group) & self.wanted[self.codes[start:stop]]
+
+
+def _chunks(values: np.ndarray | Spilled) -> Iterator[np.ndarray]:
+    """A number column :data:`CHUNK` rows at a time (a run's read back from its file)."""
     if isinstance(values, Spilled):
-        return values.known(rows)
-    return values[rows & ~np.isnan(values)]
+        yield from values.pieces(CHUNK)
+    else:
+        for start in range(0, len(values), CHUNK):
+            yield values[start : start + CHUNK]
 
 
-def _median(values: np.ndarray) -> float:
-    """The median of ``values`` (known, a copy: partitioned in place), NaN if none."""
-    half = len(values) // 2
-    if not len(values):
-        return NAN
-    if len(values) % 2:
-        values.partition(half)
-        return float(values[half])
-    values.partition((half - 1, half))
-    return float((values[half - 1] + values[half]) / 2)
+def _values(values: np.ndarray | Spilled, rows: _Rows, scale: float = 1) -> Pieces:
+    """The known ``values`` of ``rows``, times ``scale`` (seconds in ms before any
+    statistic, as pandas computes them from the CSV), a chunk at a time."""
+
+    def pieces() -> Iterator[np.ndarray]:
+        start = 0
+        for chunk in _chunks(values):
+            found = chunk[rows(start, start + len(chunk)) & ~np.isnan(chunk)]
+            start += len(chunk)
+            yield found * scale if scale != 1 else found
+
+    return pieces
 
 
-def _ms(puzzles: Columns, name: str, rows: np.ndarray) -> np.ndarray:
-    """The known values of column ``name`` in the mask ``rows``, seconds in ms (before any
-    statistic, as pandas computes them from the CSV)."""
-    values = _known(puzzles[name], rows)
-    values *= 1000
-    return values
+def _median(values: np.ndarray | Spilled, rows: _Rows, scale: float = 1) -> float:
+    """The median of the known ``values`` of ``rows`` times ``scale`` (NaN if none)."""
+    return describe(_values(values, rows, scale)).median
 
 
-def _statistics(puzzles: Columns, answered: np.ndarray, solved: np.ndarray) -> dict[str, Any]:
-    """The statistics of a group's puzzles with an answer and of those SOLVED (masks), one
-    column at a time."""
+def _statistics(puzzles: Columns, answered: _Rows, solved: _Rows) -> dict[str, Any]:
+    """The statistics of a group's puzzles with an answer and of those SOLVED, one column
+    at a time."""
     row: dict[str, Any] = {}
-    ms = _ms(puzzles, "solve_s", answered)
-    row["mean_ms"] = float(ms.mean()) if len(ms) else NAN
-    row["max_ms"] = float(ms.max()) if len(ms) else NAN
-    row["median_ms"] = _median(ms)
-    del ms
-    row["cpu_ms"] = _median(_ms(puzzles, "solve_cpu_s", answered))
+    ms = describe(_values(puzzles["solve_s"], answered, 1000))
+    row.update(median_ms=ms.median, mean_ms=ms.mean, max_ms=ms.maximum)
+    row["cpu_ms"] = _median(puzzles["solve_cpu_s"], answered, 1000)
     if SPREAD[0] in puzzles:  # repeats: over each puzzle's, the spread and the fastest
-        row["spread_pct"] = _median(_known(puzzles[SPREAD[0]], answered) * 100)
-        row["min_ms"] = _median(_ms(puzzles, SPREAD[1], answered))
-    row["own_ms"] = _median(_ms(puzzles, "own_solve_s", answered))  # the solver's own clock
-    row["encode_ms"] = _median(_ms(puzzles, "encode_s", answered))
-    nodes = _known(puzzles["nodes"], answered)
-    row["nodes_mean"] = float(nodes.mean()) if len(nodes) else NAN
-    row["nodes_max"] = float(nodes.max()) if len(nodes) else NAN
-    row["nodes_median"] = _median(nodes)
-    del nodes
-    guesses = _known(puzzles["guesses"], solved)
-    row["no_guess_pct"] = (
-        100.0 * np.count_nonzero(guesses == 0) / len(guesses) if len(guesses) else NAN
-    )
-    row["guesses_per_puzzle"] = float(guesses.mean(dtype=np.float64)) if len(guesses) else NAN
+        row["spread_pct"] = _median(puzzles[SPREAD[0]], answered, 100)
+        row["min_ms"] = _median(puzzles[SPREAD[1]], answered, 1000)
+    row["own_ms"] = _median(puzzles["own_solve_s"], answered, 1000)  # the solver's own clock
+    row["encode_ms"] = _median(puzzles["encode_s"], answered, 1000)
+    nodes = describe(_values(puzzles["nodes"], answered))
+    row.update(nodes_median=nodes.median, nodes_mean=nodes.mean, nodes_max=nodes.maximum)
+    guesses = describe(_values(puzzles["guesses"], solved), median=False)
+    row["no_guess_pct"] = 100.0 * guesses.zeros / guesses.count if guesses.count else NAN
+    row["guesses_per_puzzle"] = guesses.mean
     return {name: row[name] for name in STATISTICS if name in row}
 
 
@@ -279,20 +296,20 @@ def summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
         puzzles = {**{c: nan for c in missing_numbers}, **puzzles}
     by = grouping(puzzles) if by is None else tuple(by)
     statuses = _Statuses(puzzles)
-    answered, solved = statuses.isin(ANSWERED), statuses.isin((Status.SOLVED,))
     planned = _planned(puzzles, by)
+    keys, ids = _grouped(puzzles, by)
+    counted, sizes = statuses.counts(ids, len(keys))
     table = []
-    for key, group in _groups(puzzles, by):
+    for group, (key, counts, size) in enumerate(zip(keys, counted, sizes, strict=True)):
         row: dict[str, Any] = dict(zip(by, key, strict=True))
-        counts = statuses.counts(group)
-        out = planned(key, int(np.count_nonzero(group)))
+        out = planned(key, size)
         right = counts.get(Status.SOLVED.value, 0) + counts.get(Status.UNSAT.value, 0)
         row["solved"] = f"{counts.get(Status.SOLVED.value, 0)}/{out}"
         # UNSAT is a right answer where the file says 0 solutions (else it is WRONG)
         row["correct"] = f"{right}/{out}"
         row.update({c: sum(counts.get(s, 0) for s in k) for c, k in COUNTED.items()})
-        group &= answered  # in place (a mask of its own): now the group's answered puzzles
-        row.update(_statistics(puzzles, group, group & solved))
+        answered = _Rows(ids, group, statuses, ANSWERED)
+        row.update(_statistics(puzzles, answered, _Rows(ids, group, statuses, (Status.SOLVED,))))
         row["_answered"] = right
         table.append(row)
     for name in OPTIONAL:  # a CPU time or a solver's own clock no row has
@@ -352,12 +369,15 @@ def native_summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
         return []
     puzzles = _normalized(puzzles)
     by = grouping(puzzles) if by is None else tuple(by)
-    answered = _Statuses(puzzles).isin(ANSWERED)
+    statuses = _Statuses(puzzles)
+    keys, ids = _grouped(puzzles, by)
     table = []
-    for key, group in _groups(puzzles, by):
-        if any(map(missing, key)) or not (group & answered).any():
+    counted, _ = statuses.counts(ids, len(keys))
+    for group, (key, counts) in enumerate(zip(keys, counted, strict=True)):
+        if any(map(missing, key)) or not any(counts.get(s, 0) for s in ANSWERED):
             continue  # pandas' groupby leaves out a group whose key is unknown
-        medians = {c: _median(_known(puzzles[c], group & answered)) for c in native}
+        answered = _Rows(ids, group, statuses, ANSWERED)
+        medians = {c: _median(puzzles[c], answered) for c in native}
         if any(v == v for v in medians.values()):
             table.append({**dict(zip(by, key, strict=True)), **medians})
     kept = [c for c in native if any(row[c] == row[c] for row in table)]
