@@ -31,7 +31,7 @@ SAMPLES = {
 }
 
 
-@pytest.mark.parametrize("gather", [4, 1 << 14])
+@pytest.mark.parametrize("gather", [4, 1 << 16])
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 def test_the_median_by_selection_is_numpys(monkeypatch, name: str, gather: int) -> None:
     """The median, read 7 values at a time and gathering few, is numpy's."""
@@ -98,8 +98,8 @@ def test_a_runs_columns_and_the_same_in_memory_give_the_same_table() -> None:
 
 
 def test_the_end_of_a_runs_summary_takes_a_few_bytes_a_puzzle() -> None:
-    """The tables of 200,000 spilled rows take under 2 MB and 6 bytes a row beyond the rows."""
-    count = 200_000
+    """The tables of 300,000 spilled rows take under 3 MB and 6 bytes a row beyond the rows."""
+    count = 300_000
     rows = spilled_rows(count)
     tracemalloc.start()
     try:
@@ -109,4 +109,4 @@ def test_the_end_of_a_runs_summary_takes_a_few_bytes_a_puzzle() -> None:
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < 2e6 + 6 * count, peak
+    assert peak < 3e6 + 6 * count, peak

@@ -11,7 +11,7 @@ middle value, and gathers the values there once they are few (at most :data:`GAT
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,9 +19,9 @@ import numpy as np
 #: A function that yields the values, a chunk at a time, each time it is called.
 Pieces = Callable[[], Iterable[np.ndarray]]
 #: Bits of the key each counting pass looks at (its buckets: 2**BITS).
-BITS = 12
+BITS = 16
 #: Values gathered at most to find the middle ones among them.
-GATHER = 1 << 14
+GATHER = 1 << 16
 _SIGN = np.uint64(1 << 63)
 _REST = np.uint64((1 << 63) - 1)
 
@@ -47,15 +47,18 @@ def describe(pieces: Pieces, median: bool = True) -> Statistics:
     sum adds each chunk's (summed pairwise, as numpy does) in order, in double precision."""
     count = zeros = 0
     total, maximum = 0.0, -math.inf
+    tally = _Tally(0, 64)  # the first counting pass of the median
     for values in pieces():
         if len(values):
             count += len(values)
             total += float(values.sum(dtype=np.float64))
             maximum = max(maximum, float(values.max()))
             zeros += int(np.count_nonzero(values == 0))
+            if median:
+                tally.add(_keys(values))
     if not count:
         return Statistics(0, 0.0, math.nan, 0, math.nan)
-    middle = _median(pieces, count) if median else math.nan
+    middle = _median(pieces, count, tally) if median else math.nan
     return Statistics(count, total, maximum, zeros, middle)
 
 
@@ -71,7 +74,7 @@ def _value(key: int) -> float:
     return float(np.array([bits], dtype=np.uint64).view(np.float64)[0])
 
 
-def _ranged(pieces: Pieces, start: int, span: int) -> Iterable[np.ndarray]:
+def _ranged(pieces: Pieces, start: int, span: int) -> Iterator[np.ndarray]:
     """The keys in [start, start + 2**span) of each chunk."""
     for values in pieces():
         keys = _keys(values)
@@ -80,42 +83,55 @@ def _ranged(pieces: Pieces, start: int, span: int) -> Iterable[np.ndarray]:
         yield keys
 
 
-def _bounds(pieces: Pieces, start: int, span: int) -> tuple[int, int]:
-    """The least and the largest key in [start, start + 2**span) (the range holds one)."""
-    least, largest = (1 << 64) - 1, 0
-    for keys in _ranged(pieces, start, span):
+class _Tally:
+    """Keys of [start, start + 2**span) counted by their next :data:`BITS` bits (a bucket
+    each value of those bits), and the least and the largest of them."""
+
+    def __init__(self, start: int, span: int) -> None:
+        self.start, self.shift = start, max(span - BITS, 0)
+        self.counts = np.zeros(1 << BITS, dtype=np.int64)
+        self.least, self.largest = (1 << 64) - 1, 0
+
+    def add(self, keys: np.ndarray) -> None:
+        """Count ``keys`` (in the range)."""
         if len(keys):
-            least, largest = min(least, int(keys.min())), max(largest, int(keys.max()))
-    return least, largest
+            buckets = ((keys - np.uint64(self.start)) >> np.uint64(self.shift)).astype(np.intp)
+            self.counts += np.bincount(buckets, minlength=len(self.counts))
+            self.least = min(self.least, int(keys.min()))
+            self.largest = max(self.largest, int(keys.max()))
+
+    def bucket(self, at: int) -> tuple[int, int]:
+        """The range of bucket ``at``: its first key and its span."""
+        return self.start + (at << self.shift), self.shift
 
 
-def _median(pieces: Pieces, count: int) -> float:
-    """The median of the ``count`` values: the middle one, or the mean of the middle two."""
+def _tally(pieces: Pieces, start: int, span: int) -> _Tally:
+    tally = _Tally(start, span)
+    for keys in _ranged(pieces, start, span):
+        tally.add(keys)
+    return tally
+
+
+def _median(pieces: Pieces, count: int, tally: _Tally) -> float:
+    """The median of the ``count`` values (``tally``: all their keys counted): the middle
+    one, or the mean of the middle two."""
     ranks = ((count - 1) // 2, count // 2)  # of the middle ones (0: the least)
-    start, span, below = 0, 64, 0  # the keys in [start, start + 2**span); values under it
+    below = 0  # values under the tally's range
     while True:
-        shift = max(span - BITS, 0)
-        counts = np.zeros(1 << BITS, dtype=np.int64)
-        least, largest = (1 << 64) - 1, 0
-        for keys in _ranged(pieces, start, span):
-            if len(keys):
-                buckets = ((keys - np.uint64(start)) >> np.uint64(shift)).astype(np.intp)
-                counts += np.bincount(buckets, minlength=1 << BITS)
-                least, largest = min(least, int(keys.min())), max(largest, int(keys.max()))
-        if least == largest:  # the range holds one value, and the middle ones
-            return _value(least)
-        ends = np.cumsum(counts) + below
+        if tally.least == tally.largest:  # the range holds one value, and the middle ones
+            return _value(tally.least)
+        ends = np.cumsum(tally.counts) + below
         first, last = (int(np.searchsorted(ends, rank, side="right")) for rank in ranks)
         if first != last:  # the middle two apart: the first bucket's largest, the last's least
-            low = _bounds(pieces, start + (first << shift), shift)[1]
-            high = _bounds(pieces, start + (last << shift), shift)[0]
-            return (_value(low) + _value(high)) / 2
-        start, span = start + (first << shift), shift
-        below = int(ends[first] - counts[first])
+            low, high = _tally(pieces, *tally.bucket(first)), _tally(pieces, *tally.bucket(last))
+            return (_value(low.largest) + _value(high.least)) / 2
+        below = int(ends[first] - tally.counts[first])
+        start, span = tally.bucket(first)
         if span == 0:  # one key
             return _value(start)
-        if counts[first] <= GATHER:
+        if tally.counts[first] <= GATHER:
             keys = np.concatenate([np.empty(0, np.uint64), *_ranged(pieces, start, span)])
             at = [rank - below for rank in ranks]
             keys.partition(at)
             return (_value(int(keys[at[0]])) + _value(int(keys[at[1]]))) / 2
+        tally = _tally(pieces, start, span)
