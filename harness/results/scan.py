@@ -186,11 +186,13 @@ def column_rules(header: list[str]) -> dict[str, np.ndarray]:
 def block_ok(data: bytes, rules: dict[str, np.ndarray], width: int) -> bool | None:
     """Whether every line of ``data`` has ``width`` cells and each ruled cell its form (None:
     the bytes cannot tell)."""
-    if not _plain(data):
+    if not _text(data):
         return None
     raw = np.frombuffer(data, dtype=np.uint8)
     breaks = np.flatnonzero(raw == ord("\n"))
     crlf = raw[breaks - 1] == ord("\r")  # a CRLF line's last cell ends at its \r
+    if np.count_nonzero(raw == ord("\r")) != np.count_nonzero(crlf):
+        return None  # a carriage return but in a line end
     commas = np.flatnonzero(raw == ord(","))
     lines = len(breaks)
     if len(commas) != lines * (width - 1):
