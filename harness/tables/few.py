@@ -108,8 +108,7 @@ def summary(rows: CompactRows) -> Table:
 
 def _known(values: Sequence[float], rows: list[int], scale: float = 1.0) -> list[float]:
     """The known values of ``rows`` (NaN left out), times ``scale``."""
-    found = (values[i] for i in rows)
-    return [v * scale for v in found if v == v] if scale != 1.0 else [v for v in found if v == v]
+    return [values[i] * scale for i in rows if values[i] == values[i]]
 
 
 def _statistics(
