@@ -269,7 +269,7 @@ def test_a_cluster_failing_before_it_answers_is_one_line(
 ) -> None:
     """Dask failing while the workers are checked: a ClusterError naming it, no traceback."""
 
-    def fail(client: Any, local: bool) -> None:
+    def fail(client: Any, local: bool, packages: tuple[str, ...]) -> None:
         raise RuntimeError("no harness on this worker")
 
     monkeypatch.setattr(client_side, "_checked_hosts", fail)  # the forked process has it too

@@ -10,9 +10,11 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 import backends
 from backends.errors import UnknownBackendError
+from harness.cli import main
 from harness.results import provenance
 
 #: The modules of ``backends`` the registry itself needs: the contract, the model, the errors.
@@ -71,8 +73,19 @@ def importlib_versions(names: list[str]) -> dict[str, str | None]:
 
 def test_versions_equal_importlib_metadata() -> None:
     """Every recorded package's version is what importlib.metadata says (None if absent)."""
-    names = list(provenance.PACKAGES)
-    assert importlib_versions(names) == provenance.package_versions()
+    names = ["pycosat", "ortools", "no-such-distribution", "click"]
+    assert importlib_versions(sorted(names)) == provenance.package_versions(names)
+
+
+def test_a_run_records_its_backends_packages(tmp_path: Path) -> None:
+    """A run's metadata names the solver library of each of its backends, and no other."""
+    out = tmp_path / "r.csv"
+    puzzle = tmp_path / "one.txt"
+    puzzle.write_text("." * 81 + "\n")
+    command = ["run", "-q", "-b", "bitmask", "-b", "pycosat", "--out", str(out), str(puzzle)]
+    done = CliRunner().invoke(main, command)
+    meta = json.loads(out.with_name("r.meta.json").read_text())
+    assert (0, importlib_versions(["pycosat"])) == (done.exit_code, meta["packages"])
 
 
 def test_run_records_project_version() -> None:

@@ -387,23 +387,32 @@ def _solve(puzzles: PuzzleFiles, config: runner.RunConfig, quiet: bool) -> runne
 
 def print_tables(rows: CompactRows, puzzles: PuzzleFiles | None, by_tier: bool) -> None:
     """The summary of the run's rows (their compact columns: no re-reading, no pandas),
-    then the native statistics and, ``by_tier``, the table per difficulty tier."""
-    from harness.tables import render, summary
+    then the native statistics and, ``by_tier``, the table per difficulty tier. A short
+    run's come from :mod:`harness.tables.few` (plain Python), any other's from numpy."""
+    from harness.tables import few, render
 
-    table = summary.run_puzzles(rows)
-    click.echo(render.render(summary.summary(table)))
-    native = summary.native_summary(table)
+    by_tier = by_tier and puzzles is not None
+    if few.fits(rows) and not by_tier:
+        table, native = few.summary(rows), few.native_summary(rows)
+    else:
+        from harness.tables import summary
+
+        puzzle_columns = summary.run_puzzles(rows)
+        table = summary.summary(puzzle_columns)
+        native = summary.native_summary(puzzle_columns)
+    click.echo(render.render(table))
     if native:
         click.echo("\nnative statistics (medians over answered puzzles):")
         click.echo(render.render_native(native))
-    if by_tier and puzzles is not None:
+    if by_tier:
         from harness.puzzles import rating
 
         tiers = summary.tiers_by_puzzle(
-            table, rows, puzzles.records(), lambda puzzle: rating.rate(puzzle).tier
+            puzzle_columns, rows, puzzles.records(), lambda puzzle: rating.rate(puzzle).tier
         )
         click.echo("\nby difficulty tier (harness rate):")
-        click.echo(render.render(summary.summary_by_tier(table, tiers, rating.ALL_TIERS)))
+        by_tier_table = summary.summary_by_tier(puzzle_columns, tiers, rating.ALL_TIERS)
+        click.echo(render.render(by_tier_table))
 
 
 def report(

@@ -1,7 +1,8 @@
 """Provenance: the metadata JSON written beside every results CSV.
 
 It records what a reader needs to trust or repeat a run: the command line, the project's
-version and git SHA, Python and every solver package's version, the CPU model, core count
+version and git SHA, Python and the version of each package the run's rows depend on (the
+solver libraries of its backends; Dask's, on a cluster), the CPU model, core count
 and OS, the limits, the seed, jobs, repeats, the datasets (with their SHA-256), the
 backends with their availability (and, for a plugin, its distribution, version and entry
 point), skipped input lines, the start and end times, and a calibration: a short fixed
@@ -16,32 +17,12 @@ import platform
 import stat
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from harness import UNKNOWN_VERSION
-
-#: Distributions whose versions every metadata file records (absent ones as null): those a
-#: run's rows depend on, the harness, the solver libraries behind the backends and what the
-#: run itself uses. What only reads results afterwards (pandas, scipy and matplotlib, for
-#: the gate, the tables from a CSV and the report) does not change a row, and is not listed.
-PACKAGES: tuple[str, ...] = (
-    "sudoku-harness",
-    "pycosat",
-    "ortools",
-    "python-constraint2",
-    "python-sat",
-    "miniexact",
-    "pycryptosat",
-    "z3-solver",
-    "numpy",
-    "click",
-    "psutil",
-    "dask",
-    "distributed",
-)
+from harness import __version__
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,12 +36,15 @@ def meta_path_for(csv_path: Path) -> Path:
     return csv_path.with_name(csv_path.stem + ".meta.json")
 
 
-def package_versions() -> dict[str, str | None]:
-    """Each of :data:`PACKAGES`' installed version, None when it is not installed."""
+def package_versions(names: Iterable[str]) -> dict[str, str | None]:
+    """Each named distribution's installed version, None when it is not installed."""
+    names = sorted(set(names))
+    if not names:  # a run of built-in backends only: importlib.metadata not needed
+        return {}
     from importlib import metadata
 
     versions: dict[str, str | None] = {}
-    for name in PACKAGES:
+    for name in names:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -134,23 +118,23 @@ def file_sha256(path: str) -> str | None:
     return digest.hexdigest()
 
 
-def environment(git: bool = True) -> dict[str, Any]:
+def environment(packages: Iterable[str] = (), git: bool = True) -> dict[str, Any]:
     """Everything about the software and machine; the run-specific parts are added by the run.
 
+    ``packages``: the distributions whose versions to record (see :func:`package_versions`);
     ``git``: whether to ask git for the checkout's state (a cluster's worker does not).
     """
-    packages = package_versions()
     return {
         "command": sys.argv,
         "cwd": os.getcwd(),
-        "project_version": packages["sudoku-harness"] or UNKNOWN_VERSION,
+        "project_version": __version__,
         "git": git_state() if git else {"sha": None, "dirty": None},
         "python": {
             "version": platform.python_version(),
             "implementation": platform.python_implementation(),
             "executable": sys.executable,
         },
-        "packages": packages,
+        "packages": package_versions(packages),
         "machine": machine(),
     }
 

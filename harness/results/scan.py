@@ -59,7 +59,7 @@ _NUMBER_ENDS[list(b"0123456789.")] = True
 
 
 @dataclass
-class Layout:
+class Scanned:
     """What :func:`scan` found: the header (empty for a file of no text), where the whole
     rows end (a torn last line follows), and whether every row keeps the rules its bytes
     can show (None: the bytes cannot tell, for a stray carriage return, text not UTF-8, or
@@ -74,26 +74,26 @@ class Layout:
 RowsCheck = Callable[[list[str], str, int], bool]
 
 
-def scan(path: Path | str, quoted: RowsCheck | None = None) -> Layout:
+def scan(path: Path | str, quoted: RowsCheck | None = None) -> Scanned:
     """The file's header and rows' end, and whether its bytes keep the rules (see the
     module); a block with quotes is judged by ``quoted`` (without it, the bytes cannot
     tell). Raises OSError when the file cannot be read."""
     with open(path, "rb") as handle:
         end = rows_end(handle)
         if holds_nul(handle):
-            return Layout([], end, False)
+            return Scanned([], end, False)
         handle.seek(0)
         first = handle.readline(min(end, HEADER))
         if first.startswith(BOM):
             first = first[len(BOM) :]
         if not first.strip() and blank(handle, end):
-            return Layout([], end, True)
+            return Scanned([], end, True)
         if not first.endswith(b"\n") or not _plain(first):
-            return Layout([], end, None)
+            return Scanned([], end, None)
         header = [unescape_cell(c) for c in next(csv.reader([first.decode()]))]
         whole = set(REQUIRED_COLUMNS) <= set(header) and "" not in header
         if not whole or len(set(header)) != len(header):
-            return Layout(header, end, False)
+            return Scanned(header, end, False)
         ruled = column_rules(header)
         for line, data, between in _regions(handle, end):
             if b'"' not in data:
@@ -103,8 +103,8 @@ def scan(path: Path | str, quoted: RowsCheck | None = None) -> Layout:
             else:
                 ok = None
             if ok is not True:
-                return Layout(header, end, ok)
-    return Layout(header, end, True)
+                return Scanned(header, end, ok)
+    return Scanned(header, end, True)
 
 
 def regions(path: Path | str, end: int) -> Iterator[tuple[int, bytes, bool]]:

@@ -152,11 +152,22 @@ def run(
     return result
 
 
+#: The distributions a cluster run's rows also depend on.
+CLUSTER_PACKAGES = ("dask", "distributed")
+
+
+def packages(config: RunConfig) -> list[str]:
+    """The distributions the run's rows depend on, whose versions its metadata records: each
+    backend's ``requires`` (its solver library), and Dask's on a cluster."""
+    names = [c.cls.requires for c in config.backends if c.cls.requires]
+    return [*names, *CLUSTER_PACKAGES] if config.cluster is not None else names
+
+
 def _metadata(puzzles: Puzzles, config: RunConfig) -> dict[str, Any]:
     """The metadata of a run about to start (see :mod:`harness.results.provenance`)."""
     meta_path = provenance.meta_path_for(config.out)
     meta: dict[str, Any] = {
-        **provenance.environment(),
+        **provenance.environment(packages(config)),
         "csv": str(config.out),
         "started": provenance.now_iso(),
         "finished": None,
@@ -332,7 +343,7 @@ def executor(config: RunConfig, meta: dict[str, Any]) -> Iterator[WorkerPool | C
         return
     from harness.run import cluster
 
-    with cluster.connect(config.cluster) as client:
+    with cluster.connect(config.cluster, packages(config)) as client:
         pool = cluster.ClusterPool(client, config.memory_limit_mib)
         config.jobs = pool.threads  # solves in parallel, as the rows' ``jobs`` column says
         meta.update(cluster.hosts_meta(cluster.check_workers(client, meta)))

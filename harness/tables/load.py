@@ -134,7 +134,7 @@ def _parsed(
         )
 
 
-def _refuse(path: str | Path, reason: str, layout: bytes_scan.Layout) -> NoReturn:
+def _refuse(path: str | Path, reason: str, layout: bytes_scan.Scanned) -> NoReturn:
     """Raise :class:`ResultsError` naming the first bad row, or ``reason`` when reading a row
     at a time finds none. A file the bytes can tell is searched by blocks (the first whose
     rows break a rule by columns, or that holds quotes, is read a row at a time), another a

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.tables import humanize
-from harness.tables.rows import missing
+from harness.tables.table import missing
 
 Rows = Sequence[Mapping[str, Any]]
 

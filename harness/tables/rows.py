@@ -20,31 +20,16 @@ from typing import Any
 import numpy as np
 
 from harness.results.compact import Spilled
+from harness.tables.table import NAN, missing, sort_key
 
 #: What identifies one puzzle's rows of one backend (their repeats).
 PUZZLE_KEYS = ("dataset", "line", "puzzle", "backend")
 #: Columns a puzzle takes from its first row (by repeat) that has them.
 FIRST = ("status", "size", "givens", "solutions", "message", "tier")
-NAN = math.nan
 #: Columns by name: :class:`Coded`, float arrays, or plain lists (see the module).
 Columns = dict[str, Any]
 #: A row of a plain table (a dict of column values).
 Row = dict[str, Any]
-
-
-def missing(value: object) -> bool:
-    """None, NaN, or another value unequal to itself (pandas' NA, NaT): unknown."""
-    if value is None:
-        return True
-    try:
-        return bool(value != value)
-    except TypeError:  # pandas.NA: its comparisons give NA, which has no truth value
-        return True
-
-
-def sort_key(value: object) -> tuple:
-    """A sort key that puts unknown values last, as pandas does."""
-    return (True,) if missing(value) else (False, value)
 
 
 @dataclass

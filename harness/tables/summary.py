@@ -23,7 +23,6 @@ same figures. ``harness run`` builds the puzzles from its compact columns
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +36,6 @@ from harness.tables.chunked import Pieces, describe
 from harness.tables.rows import (
     CHUNK,
     FIRST,
-    NAN,
     PUZZLE_KEYS,
     Coded,
     Columns,
@@ -45,8 +43,16 @@ from harness.tables.rows import (
     column,
     floats,
     group_ids,
-    missing,
     reduce,
+)
+from harness.tables.table import (
+    ANSWERED,
+    NAN,
+    STATISTICS,
+    Table,
+    counted,
+    finish,
+    missing,
     sort_key,
 )
 
@@ -54,23 +60,11 @@ if TYPE_CHECKING:
     from harness.puzzles.readers import PuzzleRecord
     from harness.results.compact import CompactRows
 
-#: A summary table: one dict per printed row, every dict with the same keys in order.
-Table = list[dict[str, Any]]
-ANSWERED = (Status.SOLVED.value, Status.UNSAT.value)
 NUMERIC = (*MEASURE_COLUMNS, *COUNTERS)
 #: The numeric columns :func:`summary` reads (the others need not be parsed).
 SUMMARY_NUMERIC = ("encode_s", "solve_s", "solve_cpu_s", "own_solve_s", "nodes", "guesses")
 #: The per-puzzle spread of the repeats (:func:`harness.tables.rows.spread`).
 SPREAD = ("solve_spread", "solve_fastest")
-#: The status columns of the summary, and the statuses each counts.
-COUNTED = {
-    "unsat": (Status.UNSAT,),
-    "timeouts": (Status.TIMEOUT,),
-    "unknown": (Status.UNKNOWN,),
-    "errors": (Status.ERROR, Status.MEMOUT),
-    "wrong": (Status.WRONG,),
-    "unavailable": (Status.UNAVAILABLE,),
-}
 
 
 def run_puzzles(rows: CompactRows) -> Columns:
@@ -253,14 +247,6 @@ def _statistics(puzzles: Columns, answered: _Rows, solved: _Rows) -> dict[str, A
     return {name: row[name] for name in STATISTICS if name in row}
 
 
-#: The summary's statistics, in order (``spread_pct`` and ``min_ms`` with repeats only).
-STATISTICS = ("median_ms", "cpu_ms", "spread_pct", "min_ms", "own_ms", "mean_ms", "max_ms")
-STATISTICS += ("encode_ms", "nodes_median", "nodes_mean", "nodes_max", "no_guess_pct")
-STATISTICS += ("guesses_per_puzzle",)
-#: Columns left out of a table where no row has a value (no backend reports it).
-OPTIONAL = ("cpu_ms", "own_ms")
-
-
 def _planned(puzzles: Columns, by: Sequence[str]) -> Callable[[tuple, int], int]:
     """How many puzzles each group was planned to cover: every puzzle any backend has a row
     for in the group's dataset (and size or tier), so a backend whose rows are missing is
@@ -298,66 +284,16 @@ def summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
     statuses = _Statuses(puzzles)
     planned = _planned(puzzles, by)
     keys, ids = _grouped(puzzles, by)
-    counted, sizes = statuses.counts(ids, len(keys))
+    tallies, sizes = statuses.counts(ids, len(keys))
     table = []
-    for group, (key, counts, size) in enumerate(zip(keys, counted, sizes, strict=True)):
+    for group, (key, counts, size) in enumerate(zip(keys, tallies, sizes, strict=True)):
         row: dict[str, Any] = dict(zip(by, key, strict=True))
-        out = planned(key, size)
-        right = counts.get(Status.SOLVED.value, 0) + counts.get(Status.UNSAT.value, 0)
-        row["solved"] = f"{counts.get(Status.SOLVED.value, 0)}/{out}"
-        # UNSAT is a right answer where the file says 0 solutions (else it is WRONG)
-        row["correct"] = f"{right}/{out}"
-        row.update({c: sum(counts.get(s, 0) for s in k) for c, k in COUNTED.items()})
+        right = counted(row, counts, planned(key, size))
         answered = _Rows(ids, group, statuses, ANSWERED)
         row.update(_statistics(puzzles, answered, _Rows(ids, group, statuses, (Status.SOLVED,))))
         row["_answered"] = right
         table.append(row)
-    for name in OPTIONAL:  # a CPU time or a solver's own clock no row has
-        if all(missing(row[name]) for row in table):
-            for row in table:
-                del row[name]
-    return by_speed(table, [c for c in by if c != "backend"])
-
-
-def by_speed(table: Table, within: Sequence[str]) -> Table:
-    """``table`` sorted by speed within each ``within`` group, with its ``x_fastest`` column
-    before ``median_ms``; the rows' ``_answered`` (checked answers) goes.
-
-    Most checked answers first, then the lowest median; ``x_fastest`` is the row's median
-    over the group's lowest (empty for a row without answers).
-    """
-
-    def group(row: dict[str, Any]) -> tuple:
-        return tuple(NAN if missing(row[k]) else row[k] for k in within)
-
-    fastest: dict[tuple, float] = {}
-    for row in table:
-        median = row["median_ms"]
-        if median == median and not (fastest.get(group(row), math.inf) <= median):
-            fastest[group(row)] = median
-    ranked = []
-    for row in table:
-        out = {}
-        for name, value in row.items():
-            if name == "median_ms":
-                out["x_fastest"] = _ratio(row["median_ms"], fastest.get(group(row), NAN))
-            out[name] = value
-        ranked.append(out)
-    ranked.sort(
-        key=lambda r: (*(sort_key(r[k]) for k in within), -r["_answered"], sort_key(r["median_ms"]))
-    )
-    for row in ranked:
-        del row["_answered"]
-    return ranked
-
-
-def _ratio(value: float, base: float) -> float:
-    """``value / base`` as numpy divides: NaN for 0/0 or unknowns, inf for x/0."""
-    if value != value or base != base:
-        return NAN
-    if base == 0:
-        return NAN if value == 0 else math.copysign(math.inf, value)
-    return value / base
+    return finish(table, [c for c in by if c != "backend"])
 
 
 def native_summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
@@ -372,8 +308,8 @@ def native_summary(puzzles: Columns, by: Sequence[str] | None = None) -> Table:
     statuses = _Statuses(puzzles)
     keys, ids = _grouped(puzzles, by)
     table = []
-    counted, _ = statuses.counts(ids, len(keys))
-    for group, (key, counts) in enumerate(zip(keys, counted, strict=True)):
+    tallies, _ = statuses.counts(ids, len(keys))
+    for group, (key, counts) in enumerate(zip(keys, tallies, strict=True)):
         if any(map(missing, key)) or not any(counts.get(s, 0) for s in ANSWERED):
             continue  # pandas' groupby leaves out a group whose key is unknown
         answered = _Rows(ids, group, statuses, ANSWERED)

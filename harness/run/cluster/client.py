@@ -10,7 +10,7 @@ import multiprocessing
 import signal
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -130,11 +130,14 @@ def quiet_dask_logs() -> None:
             logger.setLevel(max(logger.level, logging.ERROR))
 
 
-def _checked_hosts(client: Any, local: bool) -> dict[str, dict[str, Any] | None]:
-    """Every worker's facts by host; refuses daemonic workers with what to set instead. A
-    ``local`` cluster's workers are not asked for their environment (None): forked from
-    this process, itself forked from the harness, they have the harness's."""
-    facts = client.run(worker_facts, not local)
+def _checked_hosts(
+    client: Any, local: bool, packages: tuple[str, ...]
+) -> dict[str, dict[str, Any] | None]:
+    """Every worker's facts by host, with the versions of ``packages`` there; refuses
+    daemonic workers with what to set instead. A ``local`` cluster's workers are not asked
+    for their environment (None): forked from this process, itself forked from the harness,
+    they have the harness's."""
+    facts = client.run(worker_facts, not local, packages)
     daemonic = sorted(address for address, fact in facts.items() if fact["daemon"])
     if daemonic:
         raise ClusterError(
@@ -145,7 +148,9 @@ def _checked_hosts(client: Any, local: bool) -> dict[str, dict[str, Any] | None]
     return {fact["host"]: fact.get("environment") for fact in facts.values()}
 
 
-def _serve(target: ClusterTarget, pipe: Connection, harness_end: Connection) -> None:
+def _serve(
+    target: ClusterTarget, packages: tuple[str, ...], pipe: Connection, harness_end: Connection
+) -> None:
     """The process :class:`ClusterConnection` forks: connect to ``target`` (starting a
     local cluster), check its workers, answer ``("ready", threads, hosts)`` or
     ``("error", message)``, then relay chunks (see :class:`~harness.run.cluster.relay.Relay`)
@@ -160,7 +165,7 @@ def _serve(target: ClusterTarget, pipe: Connection, harness_end: Connection) -> 
     ready = False
     try:
         with _client(target) as client:
-            hosts = _checked_hosts(client, target.local_workers is not None)
+            hosts = _checked_hosts(client, target.local_workers is not None, packages)
             pipe.send(("ready", sum(client.nthreads().values()) or 1, hosts))
             ready = True
             Relay(client, pipe).run()
@@ -195,12 +200,14 @@ class ClusterConnection:
     answer, daemonic workers); :attr:`threads` and :attr:`hosts` are known from then on.
     """
 
-    def __init__(self, target: ClusterTarget) -> None:
+    def __init__(self, target: ClusterTarget, packages: Iterable[str] = ()) -> None:
         self.target = target
         context = multiprocessing.get_context("fork")
         self._pipe, theirs = context.Pipe()
         self._process = context.Process(
-            target=_serve, args=(target, theirs, self._pipe), name="harness-dask-client"
+            target=_serve,
+            args=(target, tuple(packages), theirs, self._pipe),
+            name="harness-dask-client",
         )
         self._process.start()
         theirs.close()
@@ -257,11 +264,12 @@ class ClusterConnection:
 
 
 @contextlib.contextmanager
-def connect(target: ClusterTarget) -> Iterator[ClusterConnection]:
+def connect(target: ClusterTarget, packages: Iterable[str] = ()) -> Iterator[ClusterConnection]:
     """A connection to the cluster ``target``, its process forked at once (see
-    :class:`ClusterConnection`; :meth:`~ClusterConnection.join` waits for its answer);
-    closed (a local cluster stopped) on exit."""
-    connection = ClusterConnection(target)
+    :class:`ClusterConnection`; :meth:`~ClusterConnection.join` waits for its answer; each
+    host's environment records the versions of ``packages``); closed (a local cluster
+    stopped) on exit."""
+    connection = ClusterConnection(target, packages)
     try:
         yield connection
     finally:

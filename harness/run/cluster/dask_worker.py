@@ -26,12 +26,12 @@ from harness.run.worker.wire import WireTask
 CHUNK_POLL_S = 0.01
 
 
-def worker_facts(environment: bool = True) -> dict[str, Any]:
+def worker_facts(environment: bool = True, packages: tuple[str, ...] = ()) -> dict[str, Any]:
     """Run on each Dask worker: whether it may start processes, its host and (unless
-    ``environment`` is False) its environment."""
+    ``environment`` is False) its environment, with the versions of ``packages``."""
     facts = {"daemon": multiprocessing.current_process().daemon, "host": socket.gethostname()}
     if environment:
-        facts["environment"] = host_environment()
+        facts["environment"] = host_environment(provenance.environment(packages, git=False))
     return facts
 
 
@@ -41,10 +41,9 @@ def worker_facts(environment: bool = True) -> dict[str, Any]:
 HOST_FACTS = ("project_version", "python", "packages", "machine")
 
 
-def host_environment(environment: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The :data:`HOST_FACTS` of ``environment`` (this process's when None)."""
-    env = provenance.environment(git=False) if environment is None else environment
-    return {key: env[key] for key in HOST_FACTS}
+def host_environment(environment: dict[str, Any]) -> dict[str, Any]:
+    """The :data:`HOST_FACTS` of ``environment`` (a :func:`provenance.environment`)."""
+    return {key: environment[key] for key in HOST_FACTS}
 
 
 _local = threading.local()
