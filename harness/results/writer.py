@@ -13,7 +13,7 @@ from typing import Any
 from harness.results.compact import CompactRows
 from harness.results.provenance import replace_atomically
 from harness.results.reading import whole_lines
-from harness.results.schema import _ESCAPE_FIRST, _STARTS_RISKY, _TEXT, escape_cell
+from harness.results.schema import _ESCAPE_FIRST, _STARTS_RISKY, cell_texts, escape_cell
 
 #: The longest a written row may wait in the writer's buffer (see there), seconds.
 FLUSH_S = 0.05
@@ -67,7 +67,7 @@ class RowWriter:
         """Append ``row`` (its columns' values; others are ignored). It reaches the file at
         once when the oldest row still buffered is :data:`FLUSH_S` old, else at the next
         :meth:`flush_stale`, :meth:`flush` or :meth:`close`."""
-        texts = [_TEXT.get(type(v), str)(v) for v in map(row.get, self.columns)]  # schema._format
+        texts = cell_texts(map(row.get, self.columns))
         line = ",".join(texts)
         if _plain(line) and line.count(",") == len(texts) - 1:  # and no comma in a cell
             self._file.write(line + "\r\n")  # what csv.writer writes for cells like these
