@@ -143,13 +143,7 @@ def cell_texts(values: Iterable[Any]) -> list[str]:
     float rounded to :data:`DECIMALS` (to the nanosecond) as ``repr`` writes it, anything
     else as ``str``."""
     return [  # one expression, not a function per type: it runs for every cell
-        v
-        if v.__class__ is str
-        else repr(round(v, DECIMALS))
-        if v.__class__ is float
-        else ""
-        if v is None
-        else str(v)
+        repr(round(v, DECIMALS)) if v.__class__ is float else "" if v is None else str(v)
         for v in values
     ]
 

@@ -77,10 +77,11 @@ class RowWriter:
             self._writer.writerow(texts)
         if self.compact is not None:
             self.compact.add(row)
+        now = time.perf_counter()
         if self._since is None:
-            self._since = time.perf_counter()
-        else:
-            self.flush_stale()
+            self._since = now
+        elif now - self._since >= FLUSH_S:  # as flush_stale does
+            self.flush()
 
     def flush_stale(self) -> None:
         """Write out the buffered rows when the oldest has waited :data:`FLUSH_S` or more."""
