@@ -40,7 +40,7 @@ class _Lanes(NamedTuple):
     """What the quick test of :func:`check_solution` needs for an ``n`` x ``n`` grid."""
 
     digits: bytes  # the bytes 1..n
-    width: int  # bytes in a lane: one bit per digit
+    width: int  # bytes in a lane: one bit per digit 1..n-1
     tables: tuple[bytes, ...]  # per byte of a lane: each digit's bit in it (bytes.translate)
     shift: int  # bits in a lane
     box: int
@@ -52,14 +52,14 @@ class _Lanes(NamedTuple):
 @cache
 def _lanes(n: int) -> _Lanes:
     """The quick test's tables for side ``n`` (see :func:`_valid`)."""
-    width = (n + 7) // 8
+    width = (n - 1 + 7) // 8
     tables = []
     for byte in range(width):
         table = bytearray(256)
-        for digit in range(8 * byte + 1, min(n, 8 * byte + 8) + 1):
+        for digit in range(8 * byte + 1, min(n - 1, 8 * byte + 8) + 1):
             table[digit] = 1 << (digit - 1 - 8 * byte)
         tables.append(bytes(table))
-    shift, full, box = 8 * width, (1 << n) - 1, max(1, isqrt(n))  # 1 for an empty grid
+    shift, full, box = 8 * width, (1 << max(n - 1, 0)) - 1, max(1, isqrt(n))  # 1: empty grid
 
     def lanes_at(cells: Iterable[int]) -> int:
         return sum(full << (shift * cell) for cell in cells)
@@ -99,9 +99,12 @@ def _valid(givens: Sequence[int], answer: Sequence[int], n: int) -> bool:
     True only for a valid completion; False says nothing of why.
 
     The answer's digits become one integer of ``n * n`` lanes, one a cell, each with the bit
-    ``d - 1`` of its digit ``d`` set (row-major, the first cell lowest). Lanes shifted down
-    and ORed together gather a unit's cells into the lane of its first cell: all ``n`` bits
-    are set there exactly when the unit's ``n`` cells hold ``n`` different digits."""
+    ``d - 1`` of its digit ``d`` set for ``d`` below ``n`` (row-major, the first cell
+    lowest). Lanes shifted down and ORed together gather a unit's cells into the lane of its
+    first cell: all ``n - 1`` bits are set there when the unit holds every digit below
+    ``n``, in ``n - 1`` of its ``n`` cells. The digit ``n`` is counted apart: a row holding
+    every other digit has room for one ``n`` at most, so a grid holding ``n`` of them holds
+    one in the cell each row has left; likewise for the columns and the boxes."""
     if n > 255:  # a digit would not fit a byte: the loop decides
         return False
     if type(answer) is not bytes and set(map(type, answer)) != {int}:
@@ -111,14 +114,17 @@ def _valid(givens: Sequence[int], answer: Sequence[int], n: int) -> bool:
     except ValueError:  # a value below 0 or above 255
         return False
     lanes = _lanes(n)
-    if grid.translate(None, lanes.digits):  # some cell holds no digit 1..n
+    if grid.translate(None, lanes.digits) or grid.count(n) != n:  # a cell holds no digit 1..n
         return False
     kept = int.from_bytes(grid, "little") & int.from_bytes(given.translate(_GIVEN), "little")
     if kept != int.from_bytes(given, "little"):  # some given is changed
         return False
-    wide = bytearray(len(grid) * lanes.width)
-    for byte, table in enumerate(lanes.tables):
-        wide[byte :: lanes.width] = grid.translate(table)
+    if lanes.width == 1:
+        wide: bytes | bytearray = grid.translate(lanes.tables[0])
+    else:
+        wide = bytearray(len(grid) * lanes.width)
+        for byte, table in enumerate(lanes.tables):
+            wide[byte :: lanes.width] = grid.translate(table)
     cells = int.from_bytes(wide, "little")
     lane, box, n_lanes = lanes.shift, lanes.box, n * lanes.shift
     across = down = cells  # each lane ORed with the box - 1 lanes after it, or below it
