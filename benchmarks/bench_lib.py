@@ -1,6 +1,7 @@
 """One native solver three ways: through ``lib:``, through ``cmd:``, and by its own clock.
 
     python benchmarks/bench_lib.py [--count 49158] [--jobs 2] [--rounds 1] [--max-nodes 100]
+                                   [--against DIR]
 
 It builds the example solver (``examples/lib/solver.c``) as a shared library, and the same
 code with ``examples/lib/main.c`` as a ``cmd:`` program; makes COUNT distinct 9x9 puzzles,
@@ -17,6 +18,10 @@ alternating, ROUNDS times. Every row must be SOLVED. Per backend, medians over t
 * solve us: the median of the rows' ``solve_s`` (our clock around the solve);
 * own us: the median of the rows' ``own_solve_s`` (the solver's clock inside the call);
 * solve/own: the median over puzzles of solve_s / own_solve_s.
+
+With ``--against DIR`` (another checkout of this project), each round also runs ``lib:``
+with DIR first on ``PYTHONPATH`` (same interpreter, same packages), in alternation with this
+tree's, and prints its medians as ``lib: DIR``.
 
 It needs a C compiler (``cc`` or ``gcc``); without one it says so and exits 0.
 """
@@ -86,9 +91,10 @@ def puzzles(library: Path, sources: list[Path], count: int, max_nodes: int, seed
     return kept
 
 
-def timed(spec: str, data: Path, out: Path, jobs: int, count: int) -> dict[str, float]:
-    """One ``harness run``: its figures (see the module docstring); exits unless every row
-    is SOLVED."""
+def timed(spec: str, data: Path, out: Path, jobs: int, count: int, tree: Path) -> dict[str, float]:
+    """One ``harness run`` of ``tree``: its figures (see the module docstring); exits unless
+    every row is SOLVED."""
+    os.environ["PYTHONPATH"] = str(tree)  # inherited by the `harness` subprocess
     cpu = children_cpu()
     wall, rows = harness_run(spec, data, out, "--jobs", str(jobs))
     cpu = children_cpu() - cpu
@@ -120,6 +126,7 @@ def main() -> int:
         + ", ".join(p.name for p in SOURCES)
         + "]",
     )
+    parser.add_argument("--against", type=Path, help="another checkout: lib: timed alternately")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -139,22 +146,27 @@ def main() -> int:
             )
         )
         made = time.perf_counter() - started
-        specs = {"lib:": f"lib:{library}", "cmd:": f"cmd:{program}"}
+        runs = {"lib:": (f"lib:{library}", ROOT), "cmd:": (f"cmd:{program}", ROOT)}
+        if args.against is not None:
+            runs[f"lib: {args.against}"] = (f"lib:{library}", args.against.resolve())
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
         print(
             f"{args.count:,} 9x9 puzzles the example answers in <= {args.max_nodes} nodes "
             f"(made in {made:.1f} s), --jobs {args.jobs}, {args.rounds} round(s), "
             f"{os.cpu_count()} cores, load average {load}\n"
         )
-        runs: dict[str, list[dict[str, float]]] = {name: [] for name in specs}
-        for _ in range(args.rounds):
-            for name, spec in specs.items():
-                runs[name].append(timed(spec, data, out, args.jobs, args.count))
-    columns = list(runs["lib:"][0])
-    print(f"{'':5}" + "".join(f"{c:>14}" for c in columns))
-    for name, figures in runs.items():
-        medians = [statistics.median(f[c] for f in figures) for c in columns]
-        print(f"{name:5}" + "".join(f"{m:14,.2f}" for m in medians))
+        figures: dict[str, list[dict[str, float]]] = {name: [] for name in runs}
+        for round_ in range(args.rounds):
+            order = list(runs) if round_ % 2 == 0 else list(reversed(runs))
+            for name in order:
+                spec, tree = runs[name]
+                figures[name].append(timed(spec, data, out, args.jobs, args.count, tree))
+    columns = list(figures["lib:"][0])
+    width = max(map(len, figures)) + 1
+    print(f"{'':{width}}" + "".join(f"{c:>14}" for c in columns))
+    for name, each in figures.items():
+        medians = [statistics.median(f[c] for f in each) for c in columns]
+        print(f"{name:{width}}" + "".join(f"{m:14,.2f}" for m in medians))
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\nmedians over the rounds; load average at the end {load}")
     return 0

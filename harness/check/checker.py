@@ -8,11 +8,11 @@ accepted only if it keeps every given and every row, column and box holds each d
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
-from itertools import compress
 from math import isqrt
-from operator import getitem, itemgetter
+from operator import itemgetter
+from typing import NamedTuple
 
 
 @cache
@@ -36,23 +36,44 @@ def _units(n: int) -> tuple[tuple[str, Callable[[Sequence[int]], tuple[int, ...]
     return tuple((name, itemgetter(*cells)) for name, cells in _unit_cells(n))
 
 
-@cache
-def _placements(n: int) -> tuple[tuple[tuple[int, ...], ...], int, frozenset[int]]:
-    """For the quick test of :func:`check_solution`: per cell and value, the bits of the
-    (unit, value) pairs the value fills (one bit each in its row, column and box); the
-    number whose every such bit is set; the digits 1..n.
+class _Lanes(NamedTuple):
+    """What the quick test of :func:`check_solution` needs for an ``n`` x ``n`` grid."""
 
-    Summed over a grid of digits, the bits reach that number exactly when no two cells
-    fill the same (unit, value) pair: every term has 3 bits, the target has all 3 * n**2
-    of them, and an addition whose terms share a bit carries, which leaves the sum fewer
-    bits than its terms had, for good. So the sum is the target iff every unit holds each
-    digit once."""
-    bits = [[0] * (n + 1) for _ in range(n * n)]
-    for position, (_, cells) in enumerate(_unit_cells(n)):
-        for cell in cells:
-            for value in range(1, n + 1):
-                bits[cell][value] |= 1 << (position * n + value - 1)
-    return tuple(map(tuple, bits)), (1 << (3 * n * n)) - 1, frozenset(range(1, n + 1))
+    digits: bytes  # the bytes 1..n
+    width: int  # bytes in a lane: one bit per digit 1..n-1
+    tables: tuple[bytes, ...]  # per byte of a lane: each digit's bit in it (bytes.translate)
+    shift: int  # bits in a lane
+    box: int
+    rows: int  # a full lane at the start of every row
+    columns: int  # a full lane at every cell of the first row
+    boxes: int  # a full lane at the top left cell of every box
+
+
+@cache
+def _lanes(n: int) -> _Lanes:
+    """The quick test's tables for side ``n`` (see :func:`_valid`)."""
+    width = (n - 1 + 7) // 8
+    tables = []
+    for byte in range(width):
+        table = bytearray(256)
+        for digit in range(8 * byte + 1, min(n - 1, 8 * byte + 8) + 1):
+            table[digit] = 1 << (digit - 1 - 8 * byte)
+        tables.append(bytes(table))
+    shift, full, box = 8 * width, (1 << max(n - 1, 0)) - 1, max(1, isqrt(n))  # 1: empty grid
+
+    def lanes_at(cells: Iterable[int]) -> int:
+        return sum(full << (shift * cell) for cell in cells)
+
+    return _Lanes(
+        bytes(range(1, n + 1)),
+        width,
+        tuple(tables),
+        shift,
+        box,
+        lanes_at(row * n for row in range(n)),
+        lanes_at(range(n)),
+        lanes_at(top * n + left for top in range(0, n, box) for left in range(0, n, box)),
+    )
 
 
 def check_solution(givens: Sequence[int], answer: Sequence[int] | None) -> str | None:
@@ -75,14 +96,55 @@ def check_solution(givens: Sequence[int], answer: Sequence[int] | None) -> str |
 
 def _valid(givens: Sequence[int], answer: Sequence[int], n: int) -> bool:
     """The whole check at C speed (no Python loop over cells, as :func:`_reason` has):
-    True only for a valid completion; False says nothing of why."""
-    bits, full, digits = _placements(n)
+    True only for a valid completion; False says nothing of why.
+
+    The answer's digits become one integer of ``n * n`` lanes, one a cell, each with the bit
+    ``d - 1`` of its digit ``d`` set for ``d`` below ``n`` (row-major, the first cell
+    lowest). Lanes shifted down and ORed together gather a unit's cells into the lane of its
+    first cell: all ``n - 1`` bits are set there when the unit holds every digit below
+    ``n``, in ``n - 1`` of its ``n`` cells. The digit ``n`` is counted apart: a row holding
+    every other digit has room for one ``n`` at most, so a grid holding ``n`` of them holds
+    one in the cell each row has left; likewise for the columns and the boxes."""
+    if n > 255:  # a digit would not fit a byte: the loop decides
+        return False
+    if type(answer) is not bytes and set(map(type, answer)) != {int}:
+        return False  # not bool, float or str: they would compare equal
+    try:
+        grid, given = bytes(answer), bytes(givens)
+    except ValueError:  # a value below 0 or above 255
+        return False
+    lanes = _lanes(n)
+    if grid.translate(None, lanes.digits) or grid.count(n) != n:  # a cell holds no digit 1..n
+        return False
+    kept = int.from_bytes(grid, "little") & int.from_bytes(given.translate(_GIVEN), "little")
+    if kept != int.from_bytes(given, "little"):  # some given is changed
+        return False
+    if lanes.width == 1:
+        wide: bytes | bytearray = grid.translate(lanes.tables[0])
+    else:
+        wide = bytearray(len(grid) * lanes.width)
+        for byte, table in enumerate(lanes.tables):
+            wide[byte :: lanes.width] = grid.translate(table)
+    cells = int.from_bytes(wide, "little")
+    lane, box, n_lanes = lanes.shift, lanes.box, n * lanes.shift
+    across = down = cells  # each lane ORed with the box - 1 lanes after it, or below it
+    for k in range(1, box):
+        across |= cells >> (k * lane)
+        down |= cells >> (k * n_lanes)
+    rows, boxes, columns = across, across, down
+    for k in range(1, box):
+        rows |= across >> (k * box * lane)
+        boxes |= across >> (k * n_lanes)
+        columns |= down >> (k * box * n_lanes)
     return (
-        set(map(type, answer)) == {int}  # not bool, float or str: they would compare equal
-        and digits.issuperset(answer)
-        and list(compress(answer, givens)) == list(filter(None, givens))
-        and sum(map(getitem, bits, answer)) == full  # see _placements
+        rows & lanes.rows == lanes.rows
+        and columns & lanes.columns == lanes.columns
+        and boxes & lanes.boxes == lanes.boxes
     )
+
+
+#: A given's cell (any byte but 0) as 0xFF: the mask of the answer's cells that must match.
+_GIVEN = bytes([0, *[255] * 255])
 
 
 def _reason(givens: Sequence[int], answer: Sequence[int], n: int) -> str | None:

@@ -16,8 +16,8 @@ solution is not searched: a second backend's cross-check settles it
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
+from time import perf_counter
 from typing import Any
 
 from backends.base import Status
@@ -30,6 +30,7 @@ from harness.tables.humanize import seconds
 
 #: The search nodes the harness spends on one claim of two solutions (see the module).
 CLAIM_NODES = 50_000
+SOLVED, UNSAT = Status.SOLVED, Status.UNSAT
 
 
 def _refusal(record: PuzzleRecord, answer: Any) -> str | None:
@@ -62,12 +63,13 @@ def judge(
     answer = outcome.solution
     fields["solution"] = None if answer is None else grid_text(record.puzzle.n, answer)
     reason = None
-    if status is Status.SOLVED:
-        start = time.perf_counter()
+    found = 0
+    if status is SOLVED:
+        start = perf_counter()
         reason = _refusal(record, answer)
-        fields["check_s"] = time.perf_counter() - start
-    found = (outcome.solutions or 0) if status is Status.SOLVED else 0
-    answered = status in (Status.SOLVED, Status.UNSAT)
+        fields["check_s"] = perf_counter() - start
+        found = outcome.solutions or 0
+    answered = status is SOLVED or status is UNSAT
     count = record.expected_count
     if reason is None and answered and count is not None and min(count, limit) != found:
         reason = f"found {found} solution(s) under limit {limit}, the file says {count}"

@@ -49,6 +49,7 @@ FAILURES = (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value)
 #: The most distinct message shapes kept per failing status (the rest are counted only).
 MAX_SHAPES = 1000
 _FAILING = frozenset(STATUSES.index(s) for s in FAILURES)
+_SOLVED = STATUSES.index(Status.SOLVED.value)
 #: The integer columns kept in files, and their array type codes (a line past 2**32, in a
 #: file of 300 GB, would not fit).
 SPILLED = {"dataset": "H", "backend": "H", "line": "I", "size": "B", "repeat": "I"}
@@ -209,7 +210,7 @@ class CompactRows:
         self.repeated = False  # some repeat is not 0
         self.not_numbers: set[str] = set()  # native columns that held text
         self.shapes: dict[str, dict[str, list[Any]]] = {s: {} for s in FAILURES}
-        self._appends = {name: column.block.append for name, column in spilled.items()}
+        self._appends = tuple(column.block.append for column in spilled.values())
         self._floats = [(name, column.block.append) for name, column in self.floats.items()]
         self._pending = 0  # rows since the columns last spilled
 
@@ -221,25 +222,29 @@ class CompactRows:
 
     def add(self, row: Mapping[str, Any]) -> None:
         """Keep what the end of the run reads of ``row`` (typed values or the CSV's text)."""
-        get, append = row.get, self._appends
+        get = row.get
         status = _STATUS_CODE[get("status")]
-        append["dataset"](self.datasets.code(get("dataset")))
-        append["backend"](self.backends.code(get("backend")))
-        append["line"](int(get("line")))
-        size, solutions = get("size"), get("solutions")
-        append["size"](size if size.__class__ is int else _whole(size, 0))
-        repeat = int(get("repeat"))
-        if repeat:
+        dataset, backend, line, size, repeat, solutions, hashed = self._appends
+        dataset(self.datasets.code(get("dataset")))
+        backend(self.backends.code(get("backend")))
+        line(int(get("line")))
+        value = get("size")
+        size(value if value.__class__ is int else _whole(value, 0))
+        value = int(get("repeat"))
+        if value:
             self.repeated = True
-        append["repeat"](repeat)
+        repeat(value)
         self.status.append(status)
-        append["solutions"](solutions if solutions.__class__ is int else _whole(solutions, -1))
+        value = get("solutions")
+        solutions(value if value.__class__ is int else _whole(value, -1))
         if self.limit == 2:
-            solved = STATUSES[status] == Status.SOLVED
-            append["hash"](hash(get("solution")) if solved else 0)
+            hashed(hash(get("solution")) if status == _SOLVED else 0)
         for name, keep in self._floats:  # as the CSV has it, so the tables print the same
             value = get(name)
-            keep(round(value, DECIMALS) if value.__class__ is float else number(value))
+            kind = value.__class__
+            keep(
+                round(value, DECIMALS) if kind is float else value if kind is int else number(value)
+            )
         if self.native:
             self._natives(get)
         if status in _FAILING:

@@ -50,7 +50,7 @@ pandas' own ``read_csv`` shows it with the ``'``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from operator import itemgetter, methodcaller
 from pathlib import Path
 from typing import Any
@@ -134,21 +134,20 @@ def columns_for(native: Iterable[str]) -> list[str]:
     return [*BASE_COLUMNS, *extra]
 
 
-def _format(value: Any) -> str:
-    """A value as its CSV text: empty for None, floats to the nanosecond."""
-    return _TEXT.get(type(value), str)(value)
-
-
 #: The decimals a float keeps in the CSV (nanoseconds of a time).
 DECIMALS = 9
 
 
-def _float_text(value: float) -> str:
-    return repr(round(value, DECIMALS))
+def cell_texts(values: Iterable[Any]) -> list[str]:
+    """Values as their CSV texts, the one table of the CSV's formats: empty for None, a
+    float rounded to :data:`DECIMALS` (to the nanosecond) as ``repr`` writes it, anything
+    else as ``str``."""
+    return [  # one expression, not a function per type: it runs for every cell
+        repr(round(v, DECIMALS)) if v.__class__ is float else "" if v is None else str(v)
+        for v in values
+    ]
 
 
-#: How :func:`_format` writes a value of each type (any other type: ``str``).
-_TEXT: dict[type, Callable[[Any], str]] = {float: _float_text, type(None): lambda _: ""}
 #: Whether a cell's text may need :func:`escape_cell` (its first character); C-level.
 _STARTS_RISKY = methodcaller("startswith", tuple(_ESCAPE_FIRST))
 #: :func:`row_key` of a row whose cells are text already (the writer's), at C speed.

@@ -13,7 +13,7 @@ from typing import Any
 from harness.results.compact import CompactRows
 from harness.results.provenance import replace_atomically
 from harness.results.reading import whole_lines
-from harness.results.schema import _ESCAPE_FIRST, _STARTS_RISKY, _TEXT, escape_cell
+from harness.results.schema import _ESCAPE_FIRST, _STARTS_RISKY, cell_texts, escape_cell
 
 #: The longest a written row may wait in the writer's buffer (see there), seconds.
 FLUSH_S = 0.05
@@ -67,7 +67,7 @@ class RowWriter:
         """Append ``row`` (its columns' values; others are ignored). It reaches the file at
         once when the oldest row still buffered is :data:`FLUSH_S` old, else at the next
         :meth:`flush_stale`, :meth:`flush` or :meth:`close`."""
-        texts = [_TEXT.get(type(v), str)(v) for v in map(row.get, self.columns)]  # schema._format
+        texts = cell_texts(map(row.get, self.columns))
         line = ",".join(texts)
         if _plain(line) and line.count(",") == len(texts) - 1:  # and no comma in a cell
             self._file.write(line + "\r\n")  # what csv.writer writes for cells like these
@@ -77,10 +77,11 @@ class RowWriter:
             self._writer.writerow(texts)
         if self.compact is not None:
             self.compact.add(row)
+        now = time.perf_counter()
         if self._since is None:
-            self._since = time.perf_counter()
-        else:
-            self.flush_stale()
+            self._since = now
+        elif now - self._since >= FLUSH_S:  # as flush_stale does
+            self.flush()
 
     def flush_stale(self) -> None:
         """Write out the buffered rows when the oldest has waited :data:`FLUSH_S` or more."""

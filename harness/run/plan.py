@@ -17,12 +17,13 @@ HOST = socket.gethostname()
 
 def base_row(record: PuzzleRecord, spec: str, repeat: int, config: RunConfig) -> dict[str, Any]:
     """The key and puzzle columns of one row, before it is solved."""
+    cells, n = record.puzzle.cells, record.puzzle.n
     return {
         "dataset": record.dataset,
         "line": record.line,
-        "puzzle": grid_text(record.puzzle.n, record.puzzle.cells),
-        "size": record.puzzle.n,
-        "givens": len(record.puzzle.cells) - record.puzzle.cells.count(0),
+        "puzzle": grid_text(n, cells),
+        "size": n,
+        "givens": len(cells) - cells.count(0),
         "backend": spec,
         "repeat": repeat,
         "limit": config.limit,

@@ -38,6 +38,7 @@ import select
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 from multiprocessing.connection import wait
 from pathlib import Path
 
@@ -71,9 +72,10 @@ class _Feed:
         return True
 
     def take(self, count: int) -> list[Task]:
-        taken: list[Task] = []
-        while len(taken) < count and self:
-            taken.append(self._front.popleft())
+        """Up to ``count`` tasks, the given-back ones first (fewer only when none are left)."""
+        front = self._front
+        taken = [front.popleft() for _ in range(min(count, len(front)))]
+        taken += islice(self._source, count - len(taken))
         return taken
 
     def give_back(self, tasks: Iterable[Task]) -> None:
@@ -170,16 +172,25 @@ class WorkerPool:
             want = depth - len(worker.inflight)
         else:
             want = count
-        tasks: list[Task] = []
-        while len(tasks) < want and pending:
-            for task in pending.take(want - len(tasks)):
-                failure = self._broken.get((task.backend, task.puzzle.box))
-                if failure is None:
-                    tasks.append(task)
-                else:
-                    self._decided.append((task, Outcome(Status.ERROR, failure)))
+        tasks = pending.take(want) if want > 0 else []
+        if self._broken:
+            tasks = self._runnable(tasks, want, pending)
         if tasks:
             worker.send(tasks)
+
+    def _runnable(self, tasks: list[Task], want: int, pending: _Feed) -> list[Task]:
+        """``tasks`` but those of a broken (backend, size), answered here instead, made up
+        from ``pending`` up to ``want``."""
+        runnable: list[Task] = []
+        while tasks:
+            for task in tasks:
+                failure = self._broken.get((task.backend, task.puzzle.box))
+                if failure is None:
+                    runnable.append(task)
+                else:
+                    self._decided.append((task, Outcome(Status.ERROR, failure)))
+            tasks = pending.take(want - len(runnable))
+        return runnable
 
     def _depth(self, worker: WorkerHandle) -> int:
         """How many tasks to keep queued at ``worker`` (see :meth:`WorkerHandle.depth`):
