@@ -16,18 +16,21 @@ def gc_paused(promote: bool = False) -> Iterator[None]:
 
     ``promote``: when the block ends without an error and the collector is to resume, first
     move every object it tracks into its oldest generation (``gc.freeze()`` then
-    ``gc.unfreeze()``, as documented), unless some are frozen (a caller's, left alone).
-    Otherwise the first allocation after the block would start a young-generation pass over
-    everything made in it (the cells of every grid, for 10,000 puzzles), for records that
-    live on anyway (``harness run`` freezes them next).
+    ``gc.unfreeze()``, as documented), or, while a caller has frozen objects (``harness
+    run`` freezes its own), among them (``gc.freeze()``: the caller's ``gc.unfreeze()``
+    releases them all). Otherwise the first allocation after the block would start a
+    young-generation pass over everything made in it (the cells of every grid of a batch),
+    which holds no cycle: its objects are freed by their reference counts when done with.
     """
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
-        if promote and enabled and not gc.get_freeze_count():
+        if promote and enabled:
+            frozen = gc.get_freeze_count()
             gc.freeze()
-            gc.unfreeze()
+            if not frozen:
+                gc.unfreeze()
     finally:
         if enabled:
             gc.enable()
