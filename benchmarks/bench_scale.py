@@ -1,7 +1,7 @@
 """``harness run`` at scale: wall, throughput and peak memory at N = 10,000 to 1,000,000.
 
     python benchmarks/bench_scale.py [--sizes 10000,100000,1000000] [--jobs 2]
-                                     [--backend bitmask] [--cluster local:2] [--no-report]
+                                     [--backend bitmask] [--cluster local:2] [--report]
 
 For each N it makes N distinct 9x9 puzzles (seeded: each a shipped puzzle of
 datasets/hard95.txt or of the public sets beside the project, its digits relabelled, its
@@ -16,7 +16,7 @@ kept in a cache folder for the next time), runs ``harness run -q -b BACKEND --jo
 * CSV bytes a row, and the statuses (every row should be SOLVED);
 * the harness process's CPU a row (its own work: reading, judging, writing, progress),
   which the machine's load changes less than the wall;
-* with ``--table`` / ``--report``: ``harness table`` and ``harness report`` on the CSV, their
+* with ``--report``: ``harness table`` and ``harness report`` on the CSV, their
   wall seconds, peak memory and (report) page size.
 
 Then the slope of each figure per puzzle between the two largest N, and its projection to
