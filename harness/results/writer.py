@@ -80,13 +80,17 @@ class RowWriter:
         now = time.perf_counter()
         if self._since is None:
             self._since = now
-        elif now - self._since >= FLUSH_S:  # as flush_stale does
+        elif self._stale(now):
             self.flush()
 
     def flush_stale(self) -> None:
         """Write out the buffered rows when the oldest has waited :data:`FLUSH_S` or more."""
-        if self._since is not None and time.perf_counter() - self._since >= FLUSH_S:
+        if self._stale(time.perf_counter()):
             self.flush()
+
+    def _stale(self, now: float) -> bool:
+        """Whether the oldest buffered row (if any) has waited :data:`FLUSH_S` at ``now``."""
+        return self._since is not None and now - self._since >= FLUSH_S
 
     def flush(self) -> None:
         """Write out every buffered row."""
