@@ -51,7 +51,7 @@ MAX_SHAPES = 1000
 _FAILING = frozenset(STATUSES.index(s) for s in FAILURES)
 _SOLVED = STATUSES.index(Status.SOLVED.value)
 #: The integer columns kept in files, and their array type codes (a line past 2**32, in a
-#: file of 300 GB, would not fit).
+#: file of 300 GB, would not fit), in the order :meth:`CompactRows.add` unpacks their appends.
 SPILLED = {"dataset": "H", "backend": "H", "line": "I", "size": "B", "repeat": "I"}
 SPILLED |= {"solutions": "b", "hash": "q"}
 _DIGITS = re.compile(r"\d+(\.\d+)?")
