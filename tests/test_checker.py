@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.check.checker import _reason, check_solution
+from harness.check.checker import _reason, all_valid, check_solution
 
 SOLVED = tuple(
     int(ch)
@@ -138,3 +138,64 @@ def test_bytes_answer_that_changes_a_given_is_refused() -> None:
     """A valid grid as bytes that changes a given is refused, naming the cell."""
     other = bytes(SOLVED[9:18] + SOLVED[:9] + SOLVED[18:])  # rows 1 and 2 swapped: valid
     assert "r1c1 changes the given 4 to 6" == check_solution(PUZZLE, other)
+
+
+def _pattern(box: int) -> list[int]:
+    n = box * box
+    return [((r % box) * box + r // box + c) % n + 1 for r in range(n) for c in range(n)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from([2, 3, 4]),
+    st.lists(
+        st.tuples(st.integers(0, 255), st.integers(0, 255), st.integers(0, 255)),
+        min_size=1,
+        max_size=5,
+    ),
+    st.integers(0, 255),
+)
+def test_grids_checked_together_get_the_verdict_of_each_alone(
+    box: int, grids: list[tuple[int, int, int]], given_at: int
+) -> None:
+    """Grids (each with two cells swapped or one cell rewritten) checked together are all
+    valid exactly when each is valid alone."""
+    n = box * box
+    givens, answers = [], []
+    for i, j, value in grids:
+        grid = _pattern(box)
+        kept = [0] * (n * n)
+        kept[given_at % (n * n)] = grid[given_at % (n * n)]
+        if value % 3 == 0:
+            grid[i % (n * n)] = value % (n + 2)
+        else:
+            grid[i % (n * n)], grid[j % (n * n)] = grid[j % (n * n)], grid[i % (n * n)]
+        givens.append(tuple(kept))
+        answers.append(bytes(grid))
+    alone = all(check_solution(g, a) is None for g, a in zip(givens, answers, strict=True))
+    assert alone == all_valid(givens, answers, n)
+
+
+def test_a_row_of_one_grid_and_the_next_grid_do_not_make_a_unit() -> None:
+    """Two grids end to end, each with its last row's digits shifted by one cell, are
+    refused together: the lanes of one grid are never filled by the other's."""
+    first, second = list(SOLVED), list(SOLVED)
+    for grid in (first, second):
+        grid[72:81] = grid[73:81] + grid[72:73]  # columns broken, rows still full
+    empty = (0,) * 81
+    assert (False, "column 1 lacks digit 1") == (
+        all_valid([empty] * 2, [bytes(first), bytes(second)], 9),
+        check_solution(empty, bytes(first)),
+    )
+
+
+def test_answers_that_are_not_bytes_of_the_grid_size_are_left_to_the_check_alone() -> None:
+    """A tuple answer, or bytes of the wrong length, makes the batch test say False."""
+    assert (
+        (True, False, False)
+        == (
+            all_valid([PUZZLE], [bytes(SOLVED)], 9),
+            all_valid([PUZZLE], [SOLVED], 9),  # type: ignore[list-item]
+            all_valid([PUZZLE, PUZZLE], [bytes(SOLVED), bytes(SOLVED)[:80]], 9),
+        )
+    )

@@ -170,7 +170,7 @@ def test_comments_counters_and_native_columns(tmp_path: Path) -> None:
     """# lines are skipped; nodes is a counter, time_us own_solve_s, other keys native."""
     code, rows = run(tmp_path, fake("answer"), three_puzzles(tmp_path))
     fields = [(r["status"], r["nodes"], r["own_solve_s"], r["flips"]) for r in rows]
-    assert (0, [("SOLVED", "1", "1.2e-05", "7")] * 3) == (code, fields)
+    assert (0, [("SOLVED", "1", "0.000012000", "7")] * 3) == (code, fields)
 
 
 def test_killed_harness_takes_what_its_solver_started_in_a_new_session(tmp_path: Path) -> None:

@@ -247,7 +247,7 @@ def test_cmd_time_us_is_own_solve_s_and_nonsense_is_dropped(tmp_path: Path) -> N
     data.write_text(f"{puzzle.to_string()}\n" * len(values))
     code, rows = run(tmp_path, f"cmd:{sys.executable} {solver}", data)
     dropped = "time_us={} dropped: not a number of microseconds, 0 or more"
-    assert (0, ["0.00025", "", "", "", ""]) == (code, [row["own_solve_s"] for row in rows])
+    assert (0, ["0.000250000", "", "", "", ""]) == (code, [row["own_solve_s"] for row in rows])
     assert [""] + [dropped.format(v) for v in values[1:]] == [row["message"] for row in rows]
 
 

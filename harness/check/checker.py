@@ -94,17 +94,30 @@ def check_solution(givens: Sequence[int], answer: Sequence[int] | None) -> str |
     return _reason(givens, answer, n)
 
 
+def all_valid(givens: Sequence[Sequence[int]], answers: Sequence[bytes], n: int) -> bool:
+    """Whether every answer (bytes, one a grid) is a valid completion of its givens, for
+    ``n`` x ``n`` grids: the test of :func:`_valid` once over all the grids laid end to
+    end, which costs about as much as a few grids alone. False says only that some answer
+    is not valid, or not bytes of ``n * n`` digits: each is then checked alone.
+
+    Laid end to end, the grids stay apart: a unit's cells gathered into its first cell's
+    lane all lie in that unit, so in that grid; the lanes tested are only those. The digit
+    ``n`` is counted over all of them: a grid whose units hold every other digit holds at
+    most ``n`` cells of ``n`` (one in each row), so ``n`` times as many as there are grids
+    means ``n`` in each."""
+    size = n * n
+    if not answers or n > 255 or any(type(a) is not bytes or len(a) != size for a in answers):
+        return False
+    try:
+        given = b"".join([bytes(cells) for cells in givens])
+    except ValueError:  # a given below 0 or above 255
+        return False
+    return len(given) == size * len(answers) and _valid_grids(b"".join(answers), given, n)
+
+
 def _valid(givens: Sequence[int], answer: Sequence[int], n: int) -> bool:
     """The whole check at C speed (no Python loop over cells, as :func:`_reason` has):
-    True only for a valid completion; False says nothing of why.
-
-    The answer's digits become one integer of ``n * n`` lanes, one a cell, each with the bit
-    ``d - 1`` of its digit ``d`` set for ``d`` below ``n`` (row-major, the first cell
-    lowest). Lanes shifted down and ORed together gather a unit's cells into the lane of its
-    first cell: all ``n - 1`` bits are set there when the unit holds every digit below
-    ``n``, in ``n - 1`` of its ``n`` cells. The digit ``n`` is counted apart: a row holding
-    every other digit has room for one ``n`` at most, so a grid holding ``n`` of them holds
-    one in the cell each row has left; likewise for the columns and the boxes."""
+    True only for a valid completion; False says nothing of why (see :func:`_valid_grids`)."""
     if n > 255:  # a digit would not fit a byte: the loop decides
         return False
     if type(answer) is not bytes and set(map(type, answer)) != {int}:
@@ -113,8 +126,24 @@ def _valid(givens: Sequence[int], answer: Sequence[int], n: int) -> bool:
         grid, given = bytes(answer), bytes(givens)
     except ValueError:  # a value below 0 or above 255
         return False
+    return _valid_grids(grid, given, n)
+
+
+def _valid_grids(grid: bytes, given: bytes, n: int) -> bool:
+    """Whether ``grid`` (one or more ``n`` x ``n`` grids, a byte a cell, end to end) keeps
+    the ``given`` cells (as many, 0 for an empty cell) and every unit of every grid holds
+    each digit ``1..n`` once.
+
+    The grids' digits become one integer of lanes, one a cell, each with the bit ``d - 1``
+    of its digit ``d`` set for ``d`` below ``n`` (row-major, the first cell lowest). Lanes
+    shifted down and ORed together gather a unit's cells into the lane of its first cell:
+    all ``n - 1`` bits are set there when the unit holds every digit below ``n``, in
+    ``n - 1`` of its ``n`` cells. The digit ``n`` is counted apart: a row holding every
+    other digit has room for one ``n`` at most, so a grid holding ``n`` of them holds one in
+    the cell each row has left; likewise for the columns and the boxes."""
     lanes = _lanes(n)
-    if grid.translate(None, lanes.digits) or grid.count(n) != n:  # a cell holds no digit 1..n
+    grids = len(grid) // (n * n)
+    if grid.translate(None, lanes.digits) or grid.count(n) != n * grids:  # not all digits
         return False
     kept = int.from_bytes(grid, "little") & int.from_bytes(given.translate(_GIVEN), "little")
     if kept != int.from_bytes(given, "little"):  # some given is changed
@@ -136,11 +165,13 @@ def _valid(givens: Sequence[int], answer: Sequence[int], n: int) -> bool:
         rows |= across >> (k * box * lane)
         boxes |= across >> (k * n_lanes)
         columns |= down >> (k * box * n_lanes)
-    return (
-        rows & lanes.rows == lanes.rows
-        and columns & lanes.columns == lanes.columns
-        and boxes & lanes.boxes == lanes.boxes
-    )
+    width = n * n_lanes // 8  # bytes of one grid's lanes
+    for found, full in ((rows, lanes.rows), (columns, lanes.columns), (boxes, lanes.boxes)):
+        if grids > 1:  # the same lanes in every grid
+            full = int.from_bytes(full.to_bytes(width, "little") * grids, "little")
+        if found & full != full:
+            return False
+    return True
 
 
 #: A given's cell (any byte but 0) as 0xFF: the mask of the answer's cells that must match.

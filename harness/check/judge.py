@@ -23,7 +23,7 @@ from typing import Any
 from backends.base import Status
 from backends.puzzle import Puzzle, canonical_alphabet
 from harness.check import dispute
-from harness.check.checker import check_solution, first_difference
+from harness.check.checker import all_valid, check_solution, first_difference
 from harness.puzzles.readers import PuzzleRecord
 from harness.run.worker import Outcome
 from harness.tables.humanize import seconds
@@ -33,14 +33,38 @@ CLAIM_NODES = 50_000
 SOLVED, UNSAT = Status.SOLVED, Status.UNSAT
 
 
-def _refusal(record: PuzzleRecord, answer: Any) -> str | None:
-    """Why a SOLVED answer is refused (the checker's reason, or not the file's solution)."""
-    reason = check_solution(record.puzzle.cells, answer)
+def _refusal(record: PuzzleRecord, answer: Any, valid: bool = False) -> str | None:
+    """Why a SOLVED answer is refused (the checker's reason, or not the file's solution);
+    ``valid``: the checker has found it a valid completion already."""
+    reason = None if valid else check_solution(record.puzzle.cells, answer)
     if reason is None and record.expected_solution is not None:
         expected = record.expected_solution.cells
         if tuple(answer) != expected:
             reason = f"valid, but not the file's solution ({first_difference(answer, expected)})"
     return reason
+
+
+def judge_all(
+    answered: Sequence[tuple[PuzzleRecord, Outcome]],
+    limit: int,
+    timeout: float | None = None,
+    memory_limit_mib: float | None = None,
+) -> list[dict[str, Any]]:
+    """:func:`judge` of each (record, outcome), their SOLVED answers checked together first
+    (:func:`~harness.check.checker.all_valid`): when all are valid, each row's ``check_s``
+    is its share of that check; when one is not, each is checked alone, as always."""
+    solved = [(record, outcome) for record, outcome in answered if outcome.status is SOLVED]
+    valid, share = False, None
+    if len(solved) > 1:
+        start = perf_counter()
+        givens = [record.puzzle.cells for record, _ in solved]
+        answers = [outcome.solution for _, outcome in solved]
+        valid = all_valid(givens, answers, solved[0][0].puzzle.n)  # type: ignore[arg-type]
+        share = (perf_counter() - start) / len(solved)
+    return [
+        judge(record, outcome, limit, timeout, memory_limit_mib, share if valid else None)
+        for record, outcome in answered
+    ]
 
 
 def judge(
@@ -49,6 +73,7 @@ def judge(
     limit: int,
     timeout: float | None = None,
     memory_limit_mib: float | None = None,
+    checked_s: float | None = None,
 ) -> dict[str, Any]:
     """Check an outcome independently; return the row fields.
 
@@ -57,6 +82,8 @@ def judge(
     TIMEOUT, and one whose solve peaked above ``memory_limit_mib`` becomes MEMOUT (the
     parent samples memory every 50 ms, so a short solve can pass the limit unseen; its
     measured peak cannot): neither would have counted in a run with those limits.
+    ``checked_s``: the answer is known to be a valid completion, found so in that many
+    seconds (its share of a check of many, :func:`judge_all`).
     """
     fields = outcome.fields()
     status = outcome.status
@@ -66,8 +93,8 @@ def judge(
     found = 0
     if status is SOLVED:
         start = perf_counter()
-        reason = _refusal(record, answer)
-        fields["check_s"] = perf_counter() - start
+        reason = _refusal(record, answer, checked_s is not None)
+        fields["check_s"] = perf_counter() - start + (checked_s or 0.0)
         found = outcome.solutions or 0
     answered = status is SOLVED or status is UNSAT
     count = record.expected_count

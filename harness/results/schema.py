@@ -25,7 +25,8 @@ encode_cpu_s    CPU seconds (``process_time``, worker process) of encode
 solve_cpu_s     CPU seconds of solve
 own_solve_s     the solver's own clock for the solve, seconds, when it reports one (a
                 ``lib:`` solver's ``own_ns``, a ``cmd:`` solver's ``time_us``); else empty
-check_s         wall seconds of the independent check, done in the harness process
+check_s         wall seconds of the independent check, done in the harness process (answers
+                checked together, a worker's batch at a time, share the batch's time)
 wall_s          wall seconds of the whole task in the worker (encode, solve and the work
                 around them; the untimed warm-up excluded); for a row whose worker the
                 parent killed or lost, the time from the task's start to that moment
@@ -138,13 +139,17 @@ def columns_for(native: Iterable[str]) -> list[str]:
 DECIMALS = 9
 
 
+#: How a float is written: in fixed point with :data:`DECIMALS` decimals. The text reads
+#: back as ``round(value, DECIMALS)`` (both round the exact binary value half to even).
+FLOAT_FORMAT = f"%.{DECIMALS}f"
+
+
 def cell_texts(values: Iterable[Any]) -> list[str]:
     """Values as their CSV texts, the one table of the CSV's formats: empty for None, a
-    float rounded to :data:`DECIMALS` (to the nanosecond) as ``repr`` writes it, anything
-    else as ``str``."""
+    float in :data:`FLOAT_FORMAT` (to the nanosecond, ``0.000012346``), anything else as
+    ``str``."""
     return [  # one expression, not a function per type: it runs for every cell
-        repr(round(v, DECIMALS)) if v.__class__ is float else "" if v is None else str(v)
-        for v in values
+        FLOAT_FORMAT % v if v.__class__ is float else "" if v is None else str(v) for v in values
     ]
 
 

@@ -6,7 +6,8 @@ spreads over all backends. With ``repeat > 1`` each (puzzle, backend) first gets
 warm-up solve.
 
 Every solve runs in a worker process (:mod:`harness.run.worker`); the answer is then checked
-in the harness process, by :func:`harness.check.judge.judge`, against the file's expected count
+in the harness process, by :func:`harness.check.judge.judge_all` (each batch of answers a
+worker sent checked together), against the file's expected count
 and solution when it gives them. At the end, :func:`harness.check.crosscheck.cross_check` marks
 as WRONG any claim (UNSAT, or uniqueness) another backend's checked answer refutes.
 
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from backends.base import Status
 from harness.check.crosscheck import cross_check
-from harness.check.judge import judge, settle_count
+from harness.check.judge import judge_all, settle_count
 from harness.puzzles.readers import PuzzleRecord
 from harness.results import RowWriter, columns_for, conditions, exclusive, provenance, row_key
 from harness.results.calibration import CALIBRATE_END_AFTER_S, CALIBRATION_WORKLOAD, calibrate
@@ -50,7 +51,7 @@ from harness.run.config import (
 )
 from harness.run.plan import base_row, plan, total_steps, unsupported_reason
 from harness.run.resume import resume_settings
-from harness.run.worker import Task, WorkerPool
+from harness.run.worker import Outcome, Task, WorkerPool
 
 if TYPE_CHECKING:
     from harness.run.cluster import ClusterPool
@@ -225,22 +226,11 @@ def _solve_all(
                 _write_unavailable(choice, puzzles.records(), config, writer, done, progress)
         local = isinstance(pool, WorkerPool)  # it tells the writer when it waits
         tasks = _tasks(puzzles.records(), config, done, progress)
-        answers = pool.run(tasks, idle=writer.waiting) if local else pool.run(tasks)
-        for task, outcome in answers:
-            record, repeat, warmup = task.tag
-            if warmup:
-                continue
-            if outcome.native:  # a cmd: solver's statistics may be new columns
-                writer.add_columns(name for name, _ in outcome.native)
-            row = base_row(record, task.backend, repeat, config)
-            row.update(
-                judge(record, outcome, config.limit, config.timeout, config.memory_limit_mib)
-            )
-            writer.write(row)
+        batches = pool.batches(tasks, idle=writer.waiting) if local else pool.batches(tasks)
+        for batch in batches:
+            _write_answers(batch, config, writer, progress)
             if not local:  # a cluster's rows come in chunks, with waits the writer cannot see
                 writer.flush()
-            if progress:
-                progress(1, row)
         budget = config.timeout or DEFAULT_TIMEOUT_S
         writer.flush()
         verdicts = cross_check(
@@ -249,6 +239,27 @@ def _solve_all(
         writer.change(verdicts)
         result.cross_checked = sum(1 for cells in verdicts.values() if "status" in cells)
     return result
+
+
+def _write_answers(
+    batch: list[tuple[Task, Outcome]],
+    config: RunConfig,
+    writer: RowWriter,
+    progress: Progress | None,
+) -> None:
+    """The checked rows of a batch of answers (warm-ups left out), written."""
+    solves = [(task, outcome) for task, outcome in batch if not task.tag[2]]  # no warm-up
+    answered = [(task.tag[0], outcome) for task, outcome in solves]
+    verdicts = judge_all(answered, config.limit, config.timeout, config.memory_limit_mib)
+    for (task, outcome), fields in zip(solves, verdicts, strict=True):
+        record, repeat, _ = task.tag
+        if outcome.native:  # a cmd: solver's statistics may be new columns
+            writer.add_columns(name for name, _ in outcome.native)
+        row = base_row(record, task.backend, repeat, config)
+        row.update(fields)
+        writer.write(row)
+        if progress:
+            progress(1, row)
 
 
 def _unsupported(choice: BackendChoice, largest: int) -> bool:

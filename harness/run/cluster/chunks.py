@@ -160,6 +160,12 @@ class ClusterPool:
 
     def run(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Outcome]]:
         """Run ``tasks`` (drawn lazily) on the cluster; yield each with its outcome."""
+        for batch in self.batches(tasks):
+            yield from batch
+
+    def batches(self, tasks: Iterable[Task]) -> Iterator[list[tuple[Task, Outcome]]]:
+        """Run ``tasks`` (drawn lazily) on the cluster; yield them with their outcomes, a
+        chunk's at a time."""
         flight = _Flight(self.connection, Chunker(tasks, self.threads), self.memory_limit_mib)
         try:
             flight.fill()  # probes at first: their times size the chunks after them
@@ -167,7 +173,7 @@ class ClusterPool:
             while flight.submitted:
                 answered = flight.receive()
                 flight.fill()  # before the rows: the workers solve on while they are written
-                yield from answered
+                yield answered
                 flight.chunker.draw_ahead(self.connection.ready)
                 flight.fill()
         finally:

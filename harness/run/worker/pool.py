@@ -219,7 +219,19 @@ class WorkerPool:
         *,
         wire: bool = False,
     ) -> Iterator[tuple[Task, Outcome]]:
-        """Run ``tasks``; yield each with its outcome as it finishes.
+        """Run ``tasks``; yield each with its outcome as it finishes (see :meth:`batches`)."""
+        for batch in self.batches(tasks, idle, wire=wire):
+            yield from batch
+
+    def batches(
+        self,
+        tasks: Iterable[Task],
+        idle: Callable[[bool], None] | None = None,
+        *,
+        wire: bool = False,
+    ) -> Iterator[list[tuple[Task, Outcome]]]:
+        """Run ``tasks``; yield them with their outcomes as they finish, in lists: the
+        answers of one message from a worker, or one outcome decided here.
 
         ``tasks`` is drawn only as workers need more, so a generator lets the first solves
         start while the rest are still being built. ``idle(long)`` is called whenever the
@@ -242,13 +254,15 @@ class WorkerPool:
             for worker in self._workers:
                 self._refill(worker, pending)
             while self._decided:
-                yield self._decided.popleft()
+                yield [self._decided.popleft()]
             busy = [w for w in self._workers if w.inflight]
             if not busy:
                 continue
             yield from self._wait(busy, pending)
 
-    def _wait(self, busy: list[WorkerHandle], pending: _Feed) -> Iterator[tuple[Task, Outcome]]:
+    def _wait(
+        self, busy: list[WorkerHandle], pending: _Feed
+    ) -> Iterator[list[tuple[Task, Outcome]]]:
         """Wait for answers or a limit; yield what came, and the tasks killed for a limit."""
         now = time.perf_counter()
         wake = [w.next_memory_check for w in busy if self.memory_limit_mib]
@@ -280,10 +294,10 @@ class WorkerPool:
                 warming = worker.warming
                 task = self._replace(worker, pending, index)
                 if warming:
-                    yield task, self._warmup_failed(task, f"no answer after {seconds(elapsed)}")
+                    yield [(task, self._warmup_failed(task, f"no answer after {seconds(elapsed)}"))]
                 else:
                     message = f"killed after {seconds(elapsed)}"
-                    yield task, _killed(Status.TIMEOUT, message, elapsed)
+                    yield [(task, _killed(Status.TIMEOUT, message, elapsed))]
             elif self.memory_limit_mib and now >= worker.next_memory_check:
                 worker.next_memory_check = now + MEMORY_POLL_S
                 rss = worker.rss_mib()
@@ -291,7 +305,7 @@ class WorkerPool:
                     index, started = worker.running()
                     task = self._replace(worker, pending, index)
                     message = f"killed at {rss:.0f} MiB > limit {self.memory_limit_mib:.0f}"
-                    yield task, _killed(Status.MEMOUT, message, now - started, rss)
+                    yield [(task, _killed(Status.MEMOUT, message, now - started, rss))]
 
     def _warmup_failed(self, task: Task, reason: str) -> Outcome:
         """Mark ``task``'s (backend, size) broken for ``reason``; the task's ERROR outcome."""
@@ -299,14 +313,16 @@ class WorkerPool:
         self._broken[(task.backend, task.puzzle.box)] = failure
         return Outcome(Status.ERROR, failure)
 
-    def _answers(self, worker: WorkerHandle, pending: _Feed) -> Iterator[tuple[Task, Outcome]]:
+    def _answers(
+        self, worker: WorkerHandle, pending: _Feed
+    ) -> Iterator[list[tuple[Task, Outcome]]]:
         """Every answer waiting in ``worker``'s pipe; when it died, the task it was running
         is ERROR."""
         while worker.inflight:
             try:
                 received = worker.results.recv()
             except (EOFError, OSError):
-                yield self._died(worker, pending)
+                yield [self._died(worker, pending)]
                 return
             answers = []
             now = time.perf_counter()  # the message came no later: its tasks were done
@@ -324,7 +340,8 @@ class WorkerPool:
                     worker.restart(item.at)
             if len(worker.inflight) < self._depth(worker) // 2:
                 self._refill(worker, pending)  # keep it busy while the caller handles these
-            yield from answers
+            if answers:
+                yield answers
             if not worker.inflight or not readable(worker.results):
                 return
 
