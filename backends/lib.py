@@ -160,13 +160,11 @@ class LibBackend(Backend):
         """Load the library (in this process: the worker's) and find the function; make the
         buffers it writes, as :meth:`_clear` leaves them between calls."""
         function = getattr(ctypes.CDLL(os.path.abspath(self.config["path"])), self.config["symbol"])
-        function.argtypes = (
-            ctypes.c_char_p,
-            ctypes.c_int64,
-            ctypes.c_char_p,
-            ctypes.POINTER(ctypes.c_int64),
-        )
+        # No argtypes: each argument is passed as the C type it already is (bytes and the
+        # two buffers as pointers, the limit a c_int64 made here), so no conversion runs
+        # inside the timed call.
         function.restype = ctypes.c_int64
+        self._limits = {limit: ctypes.c_int64(limit) for limit in (1, 2)}
         self._solution = ctypes.create_string_buffer(25 * 25 + 1)  # every grid's n*n+1 fits
         self._stats = (ctypes.c_int64 * 4)()
         self._clear(len(self._solution))
@@ -202,7 +200,8 @@ class LibBackend(Backend):
             n = self.largest_box**2
             return SolveResult(Status.UNKNOWN, message=f"the library takes grids up to {n}x{n}")
         function = self._function or self._load()
-        return function(line, limit, self._solution, self._stats)  # type: ignore[no-any-return]
+        limit_arg = self._limits.get(limit) or ctypes.c_int64(limit)
+        return function(line, limit_arg, self._solution, self._stats)  # type: ignore[no-any-return]
 
     def solve_decode(self, found: int | SolveResult, encoded: tuple[int, bytes]) -> SolveResult:
         """The outcome of the :meth:`solve_call` that returned ``found``: its count, the solution
