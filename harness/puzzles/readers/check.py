@@ -8,6 +8,7 @@ why.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from backends.errors import PuzzleError
@@ -57,10 +58,18 @@ Item = PuzzleRecord | BadLine
 
 class Sink:
     """Records and bad lines in line order; a candidate's slot in ``out`` stays None until
-    the batch it waits in (``waiting``) is checked."""
+    the batch it waits in (``waiting``) is checked.
 
-    def __init__(self, dataset: str) -> None:
+    A counting sink (for a scan) makes no records: it counts the puzzles that pass the
+    check (``puzzles``) and keeps the largest side among them (``largest``), and hands out
+    the bad lines alone, the same as a sink that makes records.
+    """
+
+    def __init__(self, dataset: str, counting: bool = False) -> None:
         self.dataset = dataset
+        self.counting = counting
+        self.puzzles = 0  # puzzles counted, not made (counting)
+        self.largest = 0  # the largest side among them (0: none yet)
         self.out: list[Item | None] = []
         self.waiting: list[tuple[int, PendingPuzzle]] = []
 
@@ -71,9 +80,15 @@ class Sink:
         self.waiting.append((len(self.out), cand))
         self.out.append(None)
 
-    def extend(self, items: list[Item]) -> None:
+    def extend(self, items: Sequence[Item]) -> None:
         """Items already checked (:mod:`.plain`), after everything so far."""
         self.out.extend(items)
+
+    def count(self, n: int, puzzles: int) -> None:
+        """``puzzles`` good puzzles of side ``n``, counted rather than made (counting)."""
+        if puzzles:
+            self.puzzles += puzzles
+            self.largest = max(self.largest, n)
 
     def put(self, line: int, found: PendingPuzzle | str) -> None:
         """A layout's verdict on a line: a candidate, or the reason it is bad."""
@@ -87,6 +102,8 @@ class Sink:
         if self.waiting:
             self._resolve()
         done, self.out = self.out, []
+        if self.counting:  # the slots of the good candidates, counted, are still None
+            return [item for item in done if item is not None]
         return done  # type: ignore[return-value]  # no None left after _resolve()
 
     def _resolve(self) -> None:
@@ -132,6 +149,12 @@ class Sink:
         )
         dataset = self.dataset
         out = self.out
+        if self.counting:
+            for index in refused:
+                slot, cand = items[index]
+                out[slot] = BadLine(dataset, cand.line, explain(cand, n, alphabet))
+            self.count(n, len(items) - len(refused))
+            return
         unchecked = Puzzle.unchecked
         for index, ((slot, cand), cells, solution) in enumerate(
             zip(items, grids, solutions, strict=True)

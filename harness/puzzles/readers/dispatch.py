@@ -1,4 +1,5 @@
-"""The dispatcher: numbered lines in, each to its layout, records and bad lines out in order."""
+"""The dispatcher: numbered lines in, each to its layout, records and bad lines out in order
+(:func:`parse`), or the puzzles counted and the bad lines alone (:func:`count`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,15 @@ from harness.puzzles.readers.check import Item, PendingPuzzle, Sink
 from harness.puzzles.readers.csv_layout import NOT_A_HEADER, CsvLayout, looks_like_header
 from harness.puzzles.readers.grids import GridLayout
 from harness.puzzles.readers.messages import LINE_TOO_LONG
-from harness.puzzles.readers.plain import NEUTRAL, SIDE, plain_items, plain_kinds, stretches
+from harness.puzzles.readers.plain import (
+    NEUTRAL,
+    SIDE,
+    plain_bad_lines,
+    plain_items,
+    plain_kinds,
+    stretches,
+)
+from harness.puzzles.readers.records import BadLines
 from harness.puzzles.readers.symbols import BIG_CELL_COUNTS, RULE_START, is_token
 
 BATCH = 4096  # lines parsed, then their puzzles checked together
@@ -26,14 +35,28 @@ MIN_RUN = 64
 
 def parse(batches: Iterable[list[str | None]], dataset: str) -> Iterator[list[Item]]:
     """Records and bad lines of the lines of ``batches`` (``None``: a line too long), in
-    line order, a list at a time (what a batch of lines gave, if anything).
+    line order, a list at a time (what a batch of lines gave, if anything)."""
+    return _run(_Dispatcher(Sink(dataset)), batches)
+
+
+def count(batches: Iterable[list[str | None]], dataset: str, bad: BadLines) -> tuple[int, int]:
+    """How many puzzles the lines of ``batches`` hold, and the largest side among them (0:
+    none), with their bad lines added to ``bad``: what :func:`parse` finds, without making
+    a record of any puzzle."""
+    sink = Sink(dataset, counting=True)
+    for found in _run(_Dispatcher(sink), batches):
+        bad.add(found)
+    return sink.puzzles, sink.largest
+
+
+def _run(dispatcher: _Dispatcher, batches: Iterable[list[str | None]]) -> Iterator[list[Item]]:
+    """What ``dispatcher``'s sink takes from each batch of lines, then from the end.
 
     Lines are parsed a batch at a time, with the cyclic garbage collector paused (never while
     the caller holds control), and its objects out of the collector's young generations
     after: a batch allocates thousands of objects and no cycles, and the collector's
     repeated passes over them tripled the time of a large file.
     """
-    dispatcher = _Dispatcher(dataset)
     first = 1
     for batch in batches:
         with gc_paused(promote=True):
@@ -55,8 +78,8 @@ def parse(batches: Iterable[list[str | None]], dataset: str) -> Iterator[list[It
 class _Dispatcher:
     """Sends each line to its layout; what a line is may depend on the lines before it."""
 
-    def __init__(self, dataset: str) -> None:
-        self.sink = Sink(dataset)
+    def __init__(self, sink: Sink) -> None:
+        self.sink = sink
         self.grids = GridLayout(self.sink)
         self.csv: CsvLayout | None = None
         self.seen_content = False
@@ -106,7 +129,13 @@ class _Dispatcher:
             numbers = [first + index for index in chosen]
             plain = list(map(lines.__getitem__, chosen))  # type: ignore[arg-type]
             data = None
-        self.sink.extend(plain_items(self.sink.dataset, numbers, plain, n, data))
+        sink = self.sink
+        if not sink.counting:
+            sink.extend(plain_items(sink.dataset, numbers, plain, n, data))
+            return
+        bad = plain_bad_lines(sink.dataset, numbers, plain, n, data)
+        sink.extend(bad)
+        sink.count(n, len(numbers) - len(bad))
 
     def expects_one_line(self) -> bool:
         """Whether a one-line puzzle alone on the next line would be read on its own, as a

@@ -3,8 +3,9 @@
 A run must know before its first solve whether any line is bad (bad lines stop it unless it
 skips them) and how many puzzles each file holds (the metadata and the progress total), yet
 must never hold every record: :meth:`PuzzleFiles.scan` reads every file once, counting its
-puzzles and keeping its first bad lines (:class:`~.records.BadLines`), and
-:meth:`PuzzleFiles.records` reads them again, a batch at a time, as the run draws puzzles.
+puzzles (without making their records: :func:`.dispatch.count`) and keeping its first bad
+lines (:class:`~.records.BadLines`), and :meth:`PuzzleFiles.records` reads them again, a
+batch at a time, as the run draws puzzles.
 Reading costs a few microseconds a puzzle, a small share of a solve. Standard input, a FIFO
 or a ``<(...)`` pipe, which cannot be read twice, is copied to a temporary file as it is
 scanned (its bytes, not its records) and read back from there, still named as given.
@@ -68,32 +69,28 @@ class PuzzleFiles:
         """Read every file once: its puzzles counted, the first ``keep_bad`` bad lines kept."""
         found = Scan(bad=BadLines(keep_bad))
         for path in self.paths:
-            count = 0
-            for batch in self._batches(path):
-                for item in batch:
-                    if item.__class__ is PuzzleRecord:
-                        count += 1
-                        found.largest = max(found.largest, item.puzzle.n)  # type: ignore[union-attr]
-                    else:
-                        found.bad.add((item,))  # type: ignore[arg-type]
+            with self._open(path) as handle:
+                lines = bounded_batches(handle, path, dispatch.BATCH)
+                count, largest = dispatch.count(lines, path, found.bad)
             found.counts[path] = count
+            found.largest = max(found.largest, largest)
         self.counts, self.largest = found.counts, found.largest
         return found
 
     def records(self) -> Iterator[PuzzleRecord]:
         """Every file's records in order, read a batch at a time (bad lines left out)."""
         for path in self.paths:
-            for batch in self._batches(path):
+            for batch in _parsed(self._open(path), path):
                 yield from (item for item in batch if item.__class__ is PuzzleRecord)  # type: ignore[misc]
 
-    def _batches(self, path: str) -> Iterator[list[PuzzleRecord | BadLine]]:
+    def _open(self, path: str) -> TextIO:
+        """``path`` as text: from its copy, if one was made, else copied as it is read if it
+        cannot be read twice."""
         if path in self._spools:
-            handle, _ = open_text(self._spools[path])
-        elif path == "-" or not _regular(path):
-            handle = self._spooling(path)
-        else:
-            handle, _ = open_text(path)
-        return _parsed(handle, path)
+            return open_text(self._spools[path])[0]
+        if path == "-" or not _regular(path):
+            return self._spooling(path)
+        return open_text(path)[0]
 
     def _spooling(self, path: str) -> TextIO:
         """``path`` (``-``: standard input) as text, its bytes copied to a temporary file

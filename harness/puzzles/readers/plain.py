@@ -124,16 +124,34 @@ def plain_items(
     """The records of plain lines of side ``n``, on lines ``numbers``, and the bad lines
     among them (a digit twice in a unit), in line order. ``data``: the lines as bytes, if at
     hand."""
-    alphabet = canonical_alphabet(n)
-    ncells = n * n
+    digits, refused = _checked(lines, n, data)
+    items: list[Item] = new_records(
+        dataset, numbers, SIZES[n], grid_struct(n * n).iter_unpack(digits)
+    )
+    for index in refused:
+        items[index] = _bad_line(dataset, numbers[index], lines[index], n)
+    return items
+
+
+def plain_bad_lines(
+    dataset: str, numbers: Sequence[int], lines: Sequence[str], n: int, data: bytes | None = None
+) -> list[BadLine]:
+    """The bad lines among plain lines of side ``n`` (:func:`plain_items`' bad lines), in
+    line order, without making the records of the others."""
+    _, refused = _checked(lines, n, data)
+    return [_bad_line(dataset, numbers[index], lines[index], n) for index in refused]
+
+
+def _checked(lines: Sequence[str], n: int, data: bytes | None) -> tuple[bytes, list[int]]:
+    """Plain lines of side ``n`` as one ``bytes`` of digits, and the indices of the lines
+    with a digit twice in a unit, in order."""
     if data is None:
         data = "".join(lines).encode("ascii")
-    digits = data.translate(byte_table(n, alphabet), b"\n")
-    refused = repeated_in(digits, n)
-    box = SIZES[n]
-    items: list[Item] = new_records(dataset, numbers, box, grid_struct(ncells).iter_unpack(digits))
-    for index in refused:
-        line = lines[index]
-        reason = explain(PendingPuzzle(numbers[index], line[:-1], line), n, alphabet)
-        items[index] = BadLine(dataset, numbers[index], reason)
-    return items
+    digits = data.translate(byte_table(n, canonical_alphabet(n)), b"\n")
+    return digits, repeated_in(digits, n)
+
+
+def _bad_line(dataset: str, number: int, line: str, n: int) -> BadLine:
+    """A plain line the batch check refused, and why."""
+    reason = explain(PendingPuzzle(number, line[:-1], line), n, canonical_alphabet(n))
+    return BadLine(dataset, number, reason)
