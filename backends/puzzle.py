@@ -33,7 +33,7 @@ Pass ``alphabet=`` to :meth:`Puzzle.parse` to remove any doubt.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 
 from backends.errors import PuzzleError
 
@@ -219,6 +219,12 @@ class Puzzle:
     def from_digits(cls, digits: Grid) -> Puzzle:
         """A puzzle from a sequence of ints (0 = empty), its size taken from the length."""
         return cls(geometry_for_cells(len(digits)).box, tuple(digits))
+
+    @cached_property
+    def digits(self) -> bytes:
+        """``cells`` as bytes, one a cell (every digit of a grid up to 25x25 fits one),
+        made once."""
+        return bytes(self.cells)
 
     @property
     def geometry(self) -> Geometry:

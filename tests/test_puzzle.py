@@ -90,3 +90,13 @@ def test_unit_names() -> None:
 def test_pretty_has_box_rules() -> None:
     """The pretty grid has n rows plus box-1 rules."""
     assert 11 == len(Puzzle.parse(TOP1).pretty().splitlines())
+
+
+def test_digits_are_the_cells_as_bytes_and_leave_equality_alone() -> None:
+    """``digits`` holds the cells a byte each; a puzzle that has made it equals one that has not."""
+    puzzle = Puzzle.parse("1.3.....4....2.1")
+    other = Puzzle.parse("1.3.....4....2.1")
+    assert (bytes([1, 0, 3, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 2, 0, 1]), other) == (
+        puzzle.digits,
+        puzzle,
+    )

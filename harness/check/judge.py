@@ -57,7 +57,7 @@ def judge_all(
     valid, share = False, None
     if len(solved) > 1:
         start = perf_counter()
-        givens = [record.puzzle.cells for record, _ in solved]
+        givens = [record.puzzle.digits for record, _ in solved]
         answers = [outcome.solution for _, outcome in solved]
         valid = all_valid(givens, answers, solved[0][0].puzzle.n)  # type: ignore[arg-type]
         share = (perf_counter() - start) / len(solved)

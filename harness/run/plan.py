@@ -17,13 +17,13 @@ HOST = socket.gethostname()
 
 def base_row(record: PuzzleRecord, spec: str, repeat: int, config: RunConfig) -> dict[str, Any]:
     """The key and puzzle columns of one row, before it is solved."""
-    cells, n = record.puzzle.cells, record.puzzle.n
+    digits, n = record.puzzle.digits, record.puzzle.n
     return {
         "dataset": record.dataset,
         "line": record.line,
-        "puzzle": grid_text(n, cells),
+        "puzzle": grid_text(n, digits),
         "size": n,
-        "givens": len(cells) - cells.count(0),
+        "givens": len(digits) - digits.count(0),
         "backend": spec,
         "repeat": repeat,
         "limit": config.limit,

@@ -38,7 +38,7 @@ class Task(NamedTuple):  # not a dataclass: the parent makes one per solve, a th
 
     def wire(self) -> WireTask:
         """What the worker gets: cheap to pickle (digits fit a byte: n <= 25)."""
-        return (self.backend, self.puzzle.box, bytes(self.puzzle.cells), self.limit, self.timeout)
+        return (self.backend, self.puzzle.box, self.puzzle.digits, self.limit, self.timeout)
 
 
 class Outcome(NamedTuple):
