@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from backends.base import Status
 from backends.puzzle import Puzzle
 from harness.check import judge as judge_module
-from harness.check.judge import judge
+from harness.check.judge import judge, judge_all
 from harness.cli import main
 from harness.cli.check import fit_markdown
 from harness.cli.common import fit
@@ -318,3 +318,22 @@ def test_report_keeps_runs_apart_unless_merged(tmp_path: Path) -> None:
     assert [(True, True), (False, True)] == [
         ("norvig (b)" in page, "norvig" in page) for page in pages
     ]
+
+
+def test_answers_checked_together_keep_each_verdict() -> None:
+    """In a batch of answers, the wrong one is WRONG and the right ones SOLVED, with a check
+    time each; a batch of right answers gives each its share of the one check."""
+    broken = SOLUTION[9:18] + SOLUTION[:9] + SOLUTION[18:]  # valid, but changes a given
+    right = Outcome(Status.SOLVED, solution=bytes(Puzzle.parse(SOLUTION).cells), solutions=1)
+    wrong = right._replace(solution=bytes(Puzzle.parse(broken).cells))
+    mixed = judge_all([(record(UNIQUE), o) for o in (right, wrong, right)], limit=1)
+    alike = judge_all([(record(UNIQUE), right)] * 3, limit=1)
+    assert (
+        [Status.SOLVED, Status.WRONG, Status.SOLVED],
+        "r1c1 changes the given 4 to 6",
+        [True] * 6,
+    ) == (
+        [f["status"] for f in mixed],
+        mixed[1]["message"],
+        [f["check_s"] > 0 for f in mixed + alike],
+    )
