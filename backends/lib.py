@@ -44,8 +44,11 @@ _ALPHABET = canonical_alphabet(25)
 DIGITS = bytes(_ALPHABET.index(chr(b)) + 1 if chr(b) in _ALPHABET else 255 for b in range(256))
 #: Seconds the check of a library (loading it in a subprocess) may take.
 CHECK_TIMEOUT_S = 20.0
-#: The four slots of ``stats``, in order.
+#: The four slots of ``stats``, in order, and what each is preset to: -1, "not filled".
 STAT_NAMES = ("nodes", "guesses", "backtracks", "own_ns")
+UNFILLED = (-1, -1, -1, -1)
+#: The solution buffer's size: every grid's n*n characters and the NUL fit (n <= 25).
+SOLUTION_BYTES = 25 * 25 + 1
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: What the checking subprocess runs: load the library, find the function, read the info.
 _CHECK = """
@@ -165,18 +168,16 @@ class LibBackend(Backend):
         # inside the timed call.
         function.restype = ctypes.c_int64
         self._limits = {limit: ctypes.c_int64(limit) for limit in (1, 2)}
-        self._solution = ctypes.create_string_buffer(25 * 25 + 1)  # every grid's n*n+1 fits
-        self._stats = (ctypes.c_int64 * 4)()
-        self._clear(len(self._solution))
+        self._solution = ctypes.create_string_buffer(SOLUTION_BYTES)
+        self._stats = (ctypes.c_int64 * 4)(*UNFILLED)
         self._function = function
         return function
 
-    def _clear(self, cells: int) -> None:
+    def _clear(self) -> None:
         """Blank the solution (a call that writes none must not leave the last one there)
         and preset the statistics to -1, before the next call (and untimed)."""
-        ctypes.memset(self._solution, 0, cells)
-        stats = self._stats
-        stats[0] = stats[1] = stats[2] = stats[3] = -1
+        self._solution.raw = bytes(SOLUTION_BYTES)
+        self._stats[:] = UNFILLED
 
     def encode(self, puzzle: Any) -> tuple[int, bytes]:
         """The grid's box side and its canonical one-line form (ctypes adds the NUL)."""
@@ -208,33 +209,32 @@ class LibBackend(Backend):
         it wrote and its statistics, checked for sense."""
         if isinstance(found, SolveResult):
             return found
-        cells = len(encoded[1])
-        answer, stats = self._solution.raw[:cells], tuple(self._stats)
-        self._clear(cells)
+        answer, stats = self._solution.raw[: len(encoded[1])], self._stats[:]
+        self._clear()
         return self._result(found, answer, stats)
 
-    def _result(self, found: int, answer: bytes, stats: tuple[int, ...]) -> SolveResult:
+    def _result(self, found: int, answer: bytes, stats: list[int]) -> SolveResult:
         """The call's outcome: its count, solution and statistics, checked for sense."""
-        nodes, guesses, backtracks, own_ns = stats
         message = ""
         if min(stats) < -1:  # -1 is "not filled"; below it, nonsense: dropped, and said
             dropped = [f"{k}={v}" for k, v in zip(STAT_NAMES, stats, strict=True) if v < -1]
             message = f"dropped negative statistics: {' '.join(dropped)}"
-        counters = {
-            "nodes": nodes if nodes >= 0 else None,
-            "guesses": guesses if guesses >= 0 else None,
-            "backtracks": backtracks if backtracks >= 0 else None,
-        }
+        nodes, guesses, backtracks, own_ns = stats
+        counters = (
+            nodes if nodes >= 0 else None,
+            guesses if guesses >= 0 else None,
+            backtracks if backtracks >= 0 else None,
+        )
         own = own_ns / 1e9 if own_ns >= 0 else None
-        if found < 0:
-            function = self.config["symbol"]
-            reason = f"{function} returned {found}: it cannot take this puzzle"
-            reason += f"; {message}" if message else ""
-            return SolveResult(Status.UNKNOWN, message=reason, own_solve_s=own, **counters)
-        if found == 0:
-            return SolveResult(Status.UNSAT, message=message, own_solve_s=own, **counters)
-        grid = tuple(answer.translate(DIGITS))
-        return SolveResult(Status.SOLVED, grid, found, message=message, own_solve_s=own, **counters)
+        if found > 0:
+            status, solution = Status.SOLVED, tuple(answer.translate(DIGITS))
+        elif found == 0:
+            status, solution = Status.UNSAT, None
+        else:
+            reason = f"{self.config['symbol']} returned {found}: it cannot take this puzzle"
+            message = f"{reason}; {message}" if message else reason
+            status, solution, found = Status.UNKNOWN, None, 0
+        return SolveResult(status, solution, found, *counters, message=message, own_solve_s=own)
 
     def __getstate__(self) -> dict[str, Any]:  # options only: the library loads where it runs
         return {"config": self.config, "info": self.info, "largest_box": self.largest_box}

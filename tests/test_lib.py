@@ -15,8 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 from backends import make_backend, parse_spec
+from backends.base import Status
 from backends.errors import BackendOptionError
 from backends.lib import LibBackend
+from backends.puzzle import Puzzle
 from harness.cli import main
 from harness.results import read_rows
 from harness.run.config import bare_worker_mib
@@ -40,6 +42,10 @@ int64_t hanging(const char *p, int64_t l, char *s, int64_t *st) {
 }
 int64_t picky(const char *p, int64_t l, char *s, int64_t *st) {
     return p[0] == '2' ? -3 : sudoku_solve(p, l, s, st);
+}
+int64_t liar(const char *p, int64_t l, char *s, int64_t *st) {
+    if (p[0] == '2') { st[0] = -7; st[3] = -2; return 1; }  /* writes no solution */
+    return sudoku_solve(p, l, s, st);
 }
 int64_t hog(const char *p, int64_t l, char *s, int64_t *st) {
     if (p[0] == '2') {  /* 400 MiB, each page touched */
@@ -177,6 +183,25 @@ def test_negative_return_is_unknown_with_the_value(tmp_path: Path, faulty: Path)
         code,
         [row["status"] for row in rows],
         [row["message"] for row in rows],
+    )
+
+
+def test_nonsense_statistics_are_dropped_and_an_unwritten_solution_is_blank(
+    tmp_path: Path, faulty: Path
+) -> None:
+    """Statistics below -1 are dropped and said; a call that claims a solution but writes
+    none gets a blank one (refused by the checker), not the previous call's."""
+    backend = LibBackend(path=str(faulty), symbol="liar")
+    first, second = (Puzzle.parse(line) for line in three_puzzles(tmp_path).read_text().split()[:2])
+    results = [backend.solve(backend.encode(puzzle)) for puzzle in (first, second)]
+    message = "dropped negative statistics: nodes=-7 own_ns=-2"
+    assert [(Status.SOLVED, ""), (Status.SOLVED, message)] == [
+        (result.status, result.message) for result in results
+    ]
+    assert ((255,) * 81, None, None) == (
+        results[1].solution,
+        results[1].nodes,
+        results[1].own_solve_s,
     )
 
 
