@@ -73,6 +73,10 @@ class Status(enum.StrEnum):
     UNAVAILABLE = "UNAVAILABLE"  # harness only: not installed here, or the grid is too large
 
 
+#: Two members looked up once: ``Status.SOLVED`` goes through the enum class's ``__getattr__``
+#: hook on each use (Python 3.11), and :class:`SolveResult` checks them on every solve.
+_SOLVED, _UNSAT = Status.SOLVED, Status.UNSAT
+
 #: The counters every backend reports or leaves None, in column order.
 COUNTERS: tuple[str, ...] = ("nodes", "guesses", "backtracks")
 
@@ -115,12 +119,12 @@ class SolveResult:
     def __post_init__(self) -> None:
         if not isinstance(self.status, Status):
             raise BackendError(f"status must be a Status, got {self.status!r}")
-        if self.status is Status.SOLVED and (self.solution is None or self.solutions_found < 1):
+        if self.status is _SOLVED and (self.solution is None or self.solutions_found < 1):
             raise BackendError(
                 f"SOLVED needs a solution and solutions_found >= 1, "
                 f"got solutions_found={self.solutions_found!r}"
             )
-        if self.status is Status.UNSAT and (self.solution is not None or self.solutions_found):
+        if self.status is _UNSAT and (self.solution is not None or self.solutions_found):
             raise BackendError(
                 f"UNSAT cannot carry a solution, got solutions_found={self.solutions_found!r}"
             )

@@ -12,6 +12,7 @@ import pytest
 
 from backends import REGISTRY, backend_class, make_backend
 from backends.base import ROW_COLUMNS, Backend, SolveResult, Status, install_reason
+from backends.errors import BackendError
 from backends.puzzle import Puzzle
 from harness.check.checker import check_solution
 from harness.puzzles.readers import PuzzleRecord, read_puzzles
@@ -174,3 +175,33 @@ def test_install_reason_names_the_missing_package() -> None:
     """A module that does not import gives 'install PACKAGE'; one that does gives None."""
     assert "install no-such-pkg" == install_reason("no_such_module_here", "no-such-pkg")
     assert install_reason("json", "json") is None
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({"status": "SOLVED"}, "status must be a Status"),
+        ({"status": Status.SOLVED, "solutions_found": 1}, "SOLVED needs a solution"),
+        ({"status": Status.SOLVED, "solution": (1,)}, "SOLVED needs a solution"),
+        ({"status": Status.UNSAT, "solution": (1,), "solutions_found": 1}, "UNSAT cannot carry"),
+        ({"status": Status.UNKNOWN, "guesses": -1}, "counter guesses must be"),
+        ({"status": Status.UNKNOWN, "backtracks": 1.0}, "counter backtracks must be"),
+        ({"status": Status.UNKNOWN, "own_solve_s": -1e-6}, "own_solve_s must be"),
+        ({"status": Status.UNKNOWN, "own_solve_s": float("inf")}, "own_solve_s must be"),
+    ],
+)
+def test_solve_result_refuses_what_breaks_the_contract(fields: dict, reason: str) -> None:
+    """A SolveResult whose fields contradict each other or the counters' meaning is refused."""
+    with pytest.raises(BackendError) as refused:
+        SolveResult(**fields)
+    assert reason == str(refused.value)[: len(reason)]
+
+
+def test_solve_result_takes_what_keeps_the_contract() -> None:
+    """SOLVED with a solution, UNSAT without, counters and an own clock of zero or more."""
+    results = [
+        SolveResult(Status.SOLVED, (1,), 1, 1, 0, 0, own_solve_s=0.0),
+        SolveResult(Status.UNSAT, nodes=5),
+        SolveResult(Status.TIMEOUT, solutions_found=0, own_solve_s=2),
+    ]
+    assert [Status.SOLVED, Status.UNSAT, Status.TIMEOUT] == [result.status for result in results]
