@@ -212,7 +212,7 @@ class CmdBackend(Backend):
     def encode(self, puzzle: Puzzle) -> tuple[Puzzle, bytes]:
         """The puzzle and its line without the limit (timed as ``encode``): the canonical
         one-line form, by one byte translation (cheaper than ``to_string``)."""
-        return puzzle, bytes(puzzle.cells).translate(LINE_SYMBOLS) + b" "
+        return puzzle, puzzle.digits.translate(LINE_SYMBOLS) + b" "
 
     def solve(
         self, encoded: tuple[Puzzle, bytes], limit: int = 1, time_limit: float | None = None

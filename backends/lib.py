@@ -181,7 +181,7 @@ class LibBackend(Backend):
 
     def encode(self, puzzle: Any) -> tuple[int, bytes]:
         """The grid's box side and its canonical one-line form (ctypes adds the NUL)."""
-        return puzzle.box, bytes(puzzle.cells).translate(LINE_SYMBOLS)
+        return puzzle.box, puzzle.digits.translate(LINE_SYMBOLS)
 
     def solve(
         self, encoded: tuple[int, bytes], limit: int = 1, time_limit: float | None = None

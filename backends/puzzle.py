@@ -33,7 +33,7 @@ Pass ``alphabet=`` to :meth:`Puzzle.parse` to remove any doubt.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cache
 
 from backends.errors import PuzzleError
 
@@ -178,6 +178,8 @@ class Puzzle:
 
     box: int
     cells: Grid
+    #: ``cells`` as bytes, one a cell (every digit of a grid up to 25x25 fits one).
+    digits: bytes = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         geo = geometry(self.box)
@@ -188,6 +190,7 @@ class Puzzle:
         bad = [d for d in self.cells if not (isinstance(d, int) and 0 <= d <= geo.n)]
         if bad:
             raise PuzzleError(f"digit {bad[0]!r} out of range 0..{geo.n}")
+        object.__setattr__(self, "digits", bytes(self.cells))
 
     @classmethod
     def parse(cls, text: str, alphabet: str | None = None) -> Puzzle:
@@ -213,18 +216,13 @@ class Puzzle:
         puzzle = object.__new__(cls)
         object.__setattr__(puzzle, "box", box)
         object.__setattr__(puzzle, "cells", cells)
+        object.__setattr__(puzzle, "digits", bytes(cells))
         return puzzle
 
     @classmethod
     def from_digits(cls, digits: Grid) -> Puzzle:
         """A puzzle from a sequence of ints (0 = empty), its size taken from the length."""
         return cls(geometry_for_cells(len(digits)).box, tuple(digits))
-
-    @cached_property
-    def digits(self) -> bytes:
-        """``cells`` as bytes, one a cell (every digit of a grid up to 25x25 fits one),
-        made once."""
-        return bytes(self.cells)
 
     @property
     def geometry(self) -> Geometry:

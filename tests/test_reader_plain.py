@@ -241,7 +241,7 @@ def test_a_callers_frozen_objects_stay_frozen(tmp_path: Path) -> None:
 def test_new_records_is_new_record_of_unchecked_puzzles() -> None:
     """new_records makes what new_record makes of Puzzle.unchecked, field for field."""
     grids = [Puzzle.parse(PUZ).cells, Puzzle.parse(SOL).cells]
-    made = new_records("x", range(7, 9), 3, grids)
+    made = new_records("x", range(7, 9), 3, bytes(grids[0] + grids[1]))
     expected = [
         new_record("x", 7 + k, Puzzle.unchecked(3, g), None, None, "") for k, g in enumerate(grids)
     ]

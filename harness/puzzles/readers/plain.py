@@ -24,7 +24,7 @@ from functools import cache
 from operator import itemgetter
 
 from backends.puzzle import CELL_COUNTS, SIZES, canonical_alphabet
-from harness.puzzles.readers.batch import byte_table, grid_struct, repeated_in
+from harness.puzzles.readers.batch import byte_table, repeated_in
 from harness.puzzles.readers.check import Item, PendingPuzzle, explain
 from harness.puzzles.readers.records import BadLine, new_records
 
@@ -125,9 +125,7 @@ def plain_items(
     among them (a digit twice in a unit), in line order. ``data``: the lines as bytes, if at
     hand."""
     digits, refused = _checked(lines, n, data)
-    items: list[Item] = new_records(
-        dataset, numbers, SIZES[n], grid_struct(n * n).iter_unpack(digits)
-    )
+    items: list[Item] = new_records(dataset, numbers, SIZES[n], digits)
     for index in refused:
         items[index] = _bad_line(dataset, numbers[index], lines[index], n)
     return items
