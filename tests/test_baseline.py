@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -51,30 +50,31 @@ def test_a_run_of_two_backends_holds_against_the_baseline(
     assert "| ac3 | easy.txt | present | 50 puzzles | not run | info |" in result.output
 
 
-class Sleepy(_Fake):
-    """Solves after ``delay`` seconds of busy waiting (a sleep wakes late on a loaded
-    machine): a backend whose speed a test can change."""
+class Busy(_Fake):
+    """Solves after ``rounds`` turns of a Python loop (some 10 ms): a backend whose speed a
+    test can change, and which the machine's load slows as it slows the calibration's
+    workload (a wait on the clock would not be, and its calibrated time would shrink)."""
 
-    name = "sleepy"
-    delay = 0.01
+    name = "busy"
+    rounds = 200_000
 
     def misbehave(self, puzzle: Puzzle) -> SolveResult:
-        end = time.perf_counter() + self.delay
-        while time.perf_counter() < end:
+        for _ in range(self.rounds):
             pass
         return _pattern_answer(puzzle)
 
 
 def test_a_real_slowdown_still_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same backend made 2x slower fails the calibrated gate (exit 1, REGRESSION)."""
-    monkeypatch.setitem(backends.REGISTRY, Sleepy.name, Sleepy)
+    """The same backend made 8x slower (more than a load change between two short runs can
+    hide from their calibration) fails the calibrated gate (exit 1, REGRESSION)."""
+    monkeypatch.setitem(backends.REGISTRY, Busy.name, Busy)
     data = tmp_path / "p.txt"
     data.write_text((pattern_puzzle(2, 2).to_string() + "\n") * 12)
     base, new = tmp_path / "base.csv", tmp_path / "new.csv"
-    first = CliRunner().invoke(main, ["run", "-q", "-b", "sleepy", "--out", str(base), str(data)])
+    first = CliRunner().invoke(main, ["run", "-q", "-b", "busy", "--out", str(base), str(data)])
     assert 0 == first.exit_code, first.output
-    monkeypatch.setattr(Sleepy, "delay", 2 * Sleepy.delay)
-    args = ["run", "-q", "-b", "sleepy", "--baseline", str(base), "--out", str(new), str(data)]
+    monkeypatch.setattr(Busy, "rounds", 8 * Busy.rounds)
+    args = ["run", "-q", "-b", "busy", "--baseline", str(base), "--out", str(new), str(data)]
     result = CliRunner().invoke(main, args)
     assert 1 == result.exit_code, result.output
-    assert "| sleepy | p.txt | median solve ms (calibrated) |" in result.output
+    assert "| busy | p.txt | median solve ms (calibrated) |" in result.output

@@ -15,7 +15,7 @@ from harness.exit_codes import CheckExit
 from harness.gate import paired
 from harness.results import BASE_COLUMNS
 from tests.conftest import pattern_puzzle
-from tests.test_baseline import Sleepy
+from tests.test_baseline import Busy
 
 
 def rows(spec: str, times: list[float], nodes: int = 10, status: str = "SOLVED") -> list[dict]:
@@ -125,37 +125,37 @@ def test_too_few_pairs_are_never_significant() -> None:
 
 
 @pytest.fixture
-def sleepy_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A run of two option sets of one backend: sleepy (10 ms) and sleepy:x=1 (the same)."""
-    monkeypatch.setitem(backends.REGISTRY, Sleepy.name, Sleepy)
+def busy_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A run of two backends over six puzzles: busy (some 10 ms a puzzle) and naive."""
+    monkeypatch.setitem(backends.REGISTRY, Busy.name, Busy)
     data = tmp_path / "p.txt"
     data.write_text("".join(pattern_puzzle(2, 1 + k % 2).to_string() + "\n" for k in range(6)))
     out = tmp_path / "run.csv"
-    command = ["run", "-q", "-b", "sleepy", "-b", "naive", "--out", str(out), str(data)]
+    command = ["run", "-q", "-b", "busy", "-b", "naive", "--out", str(out), str(data)]
     result = CliRunner().invoke(main, command)
     assert 0 == result.exit_code, result.output
     return out
 
 
-def test_check_pair_judges_two_specs_of_one_run(sleepy_run: Path) -> None:
-    """harness check RUN.csv --pair naive,sleepy: the pair's table, old naive, new sleepy."""
-    result = CliRunner().invoke(main, ["check", str(sleepy_run), "--pair", "naive,sleepy"])
-    assert "- paired in one run, old -> new: naive -> sleepy" in result.output
-    assert "| sleepy | p.txt | answered | 6/6 | 6/6 | ok |" in result.output
+def test_check_pair_judges_two_specs_of_one_run(busy_run: Path) -> None:
+    """harness check RUN.csv --pair naive,busy: the pair's table, old naive, new busy."""
+    result = CliRunner().invoke(main, ["check", str(busy_run), "--pair", "naive,busy"])
+    assert "- paired in one run, old -> new: naive -> busy" in result.output
+    assert "| busy | p.txt | answered | 6/6 | 6/6 | ok |" in result.output
 
 
-def test_check_pair_names_a_backend_the_run_lacks(sleepy_run: Path) -> None:
+def test_check_pair_names_a_backend_the_run_lacks(busy_run: Path) -> None:
     """--pair with a spec the run does not hold: one line listing those it holds, exit 2."""
-    result = CliRunner().invoke(main, ["check", str(sleepy_run), "--pair", "naive,dlx"])
-    line = "harness: error: --pair: no backend 'dlx' in the results; they hold sleepy, naive\n"
+    result = CliRunner().invoke(main, ["check", str(busy_run), "--pair", "naive,dlx"])
+    line = "harness: error: --pair: no backend 'dlx' in the results; they hold busy, naive\n"
     assert (CheckExit.WRONG, line) == (result.exit_code, result.output)
 
 
-def test_one_csv_without_pairs_asks_for_a_baseline(sleepy_run: Path) -> None:
+def test_one_csv_without_pairs_asks_for_a_baseline(busy_run: Path) -> None:
     """harness check RUN.csv alone, for a run made without --against: one line, exit 2."""
-    result = CliRunner().invoke(main, ["check", str(sleepy_run)])
+    result = CliRunner().invoke(main, ["check", str(busy_run)])
     line = (
-        f"harness: error: {sleepy_run}: not a run made with --against; "
+        f"harness: error: {busy_run}: not a run made with --against; "
         "give a baseline CSV, or --pair OLD,NEW\n"
     )
     assert (CheckExit.WRONG, line) == (result.exit_code, result.output)
