@@ -104,6 +104,14 @@ NUMBER_COLUMNS: tuple[str, ...] = (
     *MEASURE_COLUMNS,
     *COUNTERS,
 )
+#: Each base column's type as the results engine reads it (:mod:`harness.results.engine`):
+#: whole numbers as BIGINT, measures and counters as DOUBLE (a count past 2**53 is held to
+#: double precision), text as VARCHAR. Native statistics are read by name.
+SQL_TYPES: dict[str, str] = {
+    **{c: "VARCHAR" for c in BASE_COLUMNS},
+    **{c: "BIGINT" for c in (*INTEGER_COLUMNS, "size", "givens", "jobs", "solutions")},
+    **{c: "DOUBLE" for c in (*MEASURE_COLUMNS, *COUNTERS)},
+}
 #: The first characters that make a spreadsheet read a cell as a formula (OWASP).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 #: The first characters of a cell :func:`escape_cell` may change.
