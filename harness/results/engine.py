@@ -77,8 +77,13 @@ def _ident(name: str) -> str:
 
 
 def _shown(column: str) -> str:
-    """SQL for a cell's text as a message shows it: quoted, cut at 40 characters."""
-    return f"""'''' || left(CAST({column} AS VARCHAR), 40) || ''''"""
+    """SQL for a cell as a message shows it: quoted, cut at 40 characters (a whole number
+    read as DOUBLE shown without its ``.0``)."""
+    number = f"TRY_CAST({column} AS DOUBLE)"
+    whole = f"{number} = trunc({number}) AND abs({number}) < 1e30"
+    text = f"CASE WHEN {whole} THEN CAST(CAST({number} AS HUGEINT) AS VARCHAR) "
+    text += f"ELSE CAST({column} AS VARCHAR) END"
+    return f"""'''' || left({text}, 40) || ''''"""
 
 
 def rules(header: Sequence[str]) -> list[tuple[str, str]]:
@@ -153,6 +158,8 @@ def layout(path: Path | str) -> Layout:
                 raise ResultsError(f"{path}:1: the header is empty")
     except OSError as exc:
         raise ResultsError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    if b"\0" in first:
+        raise ResultsError(f"{path}:1: not a results CSV (the header holds a NUL byte)")
     if not first.endswith(b"\n"):  # no header line ends: no rows
         return Layout([], 0, size)
     if not first.strip():
@@ -161,8 +168,6 @@ def layout(path: Path | str) -> Layout:
         text = first.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ResultsError(f"{path}:1: not a results CSV (the header is not UTF-8)") from None
-    if "\0" in text:
-        raise ResultsError(f"{path}:1: not a results CSV (the header holds a NUL byte)")
     header = next(csv.reader([text.rstrip("\r\n")]), [])
     require_columns(path, header)
     if "" in header:
@@ -397,8 +402,9 @@ def _reject_reason(column: str | None, kind: str, message: str) -> str:
         value = re.search(r'string "(.*)" to', message)
         shown = repr(value.group(1)[:40]) if value else "text"
         return f"{column} is {shown}, not {wants(column or '')}"
-    if kind in ("MISSING COLUMNS", "TOO MANY COLUMNS"):
-        return message.replace("Expected Number of Columns", "expected fields").lower()
+    counts = re.search(r"Expected Number of Columns: (\d+) Found: (\d+)", message)
+    if counts:
+        return f"{counts.group(2)} field(s), the header has {counts.group(1)}"
     if kind == "INVALID ENCODING":
         return "not UTF-8 text"
     return _reason(message)
