@@ -14,11 +14,12 @@ from click.testing import CliRunner
 
 from harness.cli import main
 from harness.exit_codes import CheckExit, RunExit
-from harness.results import provenance, read_rows
+from harness.results import provenance
 from harness.run import against
 from harness.run.config import RunConfig
 from harness.run.worker import trees
 from tests.conftest import PROJECT, pattern_puzzle
+from tests.results_file import read_rows
 
 #: Appended to the old tree's mrv.py: its node counts are 1000 higher than the new code's.
 COUNTS_MORE = """

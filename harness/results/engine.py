@@ -31,7 +31,7 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +41,7 @@ from harness.results.schema import (
     BASE_COLUMNS,
     FORMULA_STARTS,
     INTEGER_COLUMNS,
+    KEY_COLUMNS,
     NUMBER_COLUMNS,
     SQL_TYPES,
     ResultsError,
@@ -460,18 +461,46 @@ def _to_numbers(con: duckdb.DuckDBPyConnection, table: str, name: str) -> bool:
     return True
 
 
-def header_of(path: Path | str) -> list[str]:
-    """The columns of a results CSV (empty for one of no text); raises as :func:`read`."""
-    return layout(path).header
+@dataclass
+class Resumable:
+    """What a resumed run needs of the rows already in its CSV: the header, how many rows,
+    and the resume key of each (:func:`harness.results.schema.row_key`), exactly."""
+
+    header: list[str]
+    rows: int
+    keys: set[str]
+
+    def done(self, key: tuple[str, ...]) -> bool:
+        """Whether the CSV holds a row with this resume key."""
+        return KEY_SEPARATOR.join(key) in self.keys
 
 
-def keys(path: Path, batch: int = 1 << 16) -> Iterator[tuple[str, ...]]:
-    """The resume key of every row (:func:`harness.results.schema.row_key`), read by
-    DuckDB from a file :func:`read` accepts."""
-    from harness.results.schema import KEY_COLUMNS
+#: Joins the parts of a resume key into one text (no key part holds it: it is a control
+#: character a puzzle file, a backend spec or a number never has).
+KEY_SEPARATOR = "\x1f"
 
-    with read([path], KEY_COLUMNS, natives=False) as results:
-        names = ", ".join(f"CAST({_ident(c)} AS VARCHAR)" for c in KEY_COLUMNS)
-        cursor = results.con.execute(f"SELECT {names} FROM rows")
-        while rows := cursor.fetchmany(batch):
-            yield from rows
+
+def resumable(path: Path, limit: int) -> Resumable:
+    """The rows of ``path``, which a run with ``limit`` is about to complete.
+
+    Raises :class:`ResultsError` unless it is a results CSV (see :func:`read`) whose rows
+    were measured under the same solution limit: with another limit, the same key would
+    mean another measurement.
+    """
+    with read([path], [*KEY_COLUMNS, "limit"], natives=False) as results:
+        other = results.con.execute(
+            'SELECT min("limit") FROM rows WHERE "limit" <> ?', [limit]
+        ).fetchone()[0]
+        if other is not None:
+            raise ResultsError(
+                f"{path}: its rows were measured with --limit-solutions {other}, "
+                f"not {limit}; resume with the same limit or choose another --out"
+            )
+        parts = ", ".join(f"CAST({_ident(c)} AS VARCHAR)" for c in KEY_COLUMNS)
+        cursor = results.con.execute(
+            f"SELECT concat_ws({_quoted(KEY_SEPARATOR)}, {parts}) FROM rows"
+        )
+        keys: set[str] = set()
+        while batch := cursor.fetchmany(1 << 16):
+            keys.update(key for (key,) in batch)
+        return Resumable(layout(path).header, results.counts[0], keys)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,8 +12,8 @@ from backends import NAMED_ONLY, REGISTRY, availability, backend_class, make_bac
 from backends.base import Backend
 from backends.errors import SudokuError
 from harness.puzzles.readers import BadLine
-from harness.results import ResultsError, check_resumable
-from harness.results.reading import Resumable
+from harness.results import ResultsError
+from harness.results.engine import Resumable, resumable
 
 if TYPE_CHECKING:
     from harness.run.cluster import ClusterTarget
@@ -98,17 +98,14 @@ def validate(config: RunConfig) -> None:
     check_out(config)
 
 
-def check_out(
-    config: RunConfig, each: Callable[[dict[str, str]], None] | None = None
-) -> Resumable | None:
+def check_out(config: RunConfig) -> Resumable | None:
     """What a resumed run needs of the rows already in ``config.out`` (see
-    :func:`harness.results.check_resumable`; each row is also given to ``each``), else
-    None; an existing ``out`` without ``resume`` raises
-    :class:`harness.results.ResultsError`."""
+    :func:`harness.results.engine.resumable`), else None; an existing ``out`` without
+    ``resume`` raises :class:`harness.results.ResultsError`."""
     if config.out.exists() and not config.resume:
         raise ResultsError(
             f"{config.out} exists; pass --resume to complete it, or choose another --out"
         )
     if config.resume and config.out.exists():
-        return check_resumable(config.out, config.limit, each)
+        return resumable(config.out, config.limit)
     return None

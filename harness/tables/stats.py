@@ -441,3 +441,77 @@ def repeat_spread(con: duckdb.DuckDBPyConnection, puzzles: str, where: str = "tr
         GROUP BY backend ORDER BY backend
     """
     return rows(con.execute(query))
+
+
+#: The statuses whose messages :func:`failure_lines` sums up.
+FAILURES = (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value)
+
+
+def failure_lines(con: duckdb.DuckDBPyConnection, source: str = "rows") -> list[str]:
+    """One line per failing status (WRONG, ERROR, MEMOUT): how many rows, and the most
+    common reason (messages alike but for their numbers count as one), with an example."""
+    query = f"""
+        WITH shapes AS (
+            SELECT status, regexp_replace(coalesce(message, ''), '[0-9]+([.][0-9]+)?', '#', 'g')
+                   AS shape, count(*) AS n, min(coalesce(message, '')) AS example
+            FROM {source} WHERE status IN {_in(FAILURES)} GROUP BY ALL
+        )
+        SELECT status, sum(n) OVER (PARTITION BY status) AS total, n, example FROM shapes
+        QUALIFY row_number() OVER (PARTITION BY status ORDER BY n DESC, shape) = 1
+    """
+    found = {
+        status: (total, n, example) for status, total, n, example in con.execute(query).fetchall()
+    }
+    return [
+        f"{status}: {found[status][0]} row(s); most common reason ({found[status][1]}): "
+        f"{found[status][2]}"
+        for status in FAILURES
+        if status in found
+    ]
+
+
+def statuses(
+    con: duckdb.DuckDBPyConnection, source: str = "rows", excluding: Sequence[str] = ()
+) -> set[str]:
+    """The statuses some row has (of a backend not in ``excluding``)."""
+    query = f"SELECT DISTINCT status FROM {source}"
+    if excluding:
+        query += f" WHERE backend NOT IN {_in(excluding)}"
+    return {status for (status,) in con.execute(query).fetchall()}
+
+
+def with_tiers(
+    con: duckdb.DuckDBPyConnection, tiers: Sequence[tuple[str, int, str]], source: str = "rows"
+) -> str:
+    """A view of ``source``'s rows with each puzzle's difficulty tier (``tiers``: dataset,
+    line, tier; ``unrated`` for a puzzle it lacks); returns its name."""
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE puzzle_tiers (dataset VARCHAR, line BIGINT, tier VARCHAR)"
+    )
+    if tiers:
+        con.executemany("INSERT INTO puzzle_tiers VALUES (?, ?, ?)", list(tiers))
+    con.execute(
+        f"CREATE OR REPLACE TEMP VIEW tiered AS SELECT r.*, coalesce(t.tier, 'unrated') AS tier "
+        f"FROM {source} r LEFT JOIN puzzle_tiers t USING (dataset, line)"
+    )
+    return "tiered"
+
+
+def summary_by_tier(
+    con: duckdb.DuckDBPyConnection,
+    tiers: Sequence[tuple[str, int, str]],
+    order: Sequence[str] = (),
+    source: str = "rows",
+) -> Table:
+    """:func:`summary` per backend x dataset x difficulty tier; rows follow ``order``
+    within each backend x dataset."""
+    table = summary(con, with_tiers(con, tiers, source), by=("backend", "dataset", "tier"))
+    rank = {tier: i for i, tier in enumerate(order)}
+    return sorted(
+        table,
+        key=lambda r: (
+            sort_key(r["backend"]),
+            sort_key(r["dataset"]),
+            rank.get(r["tier"], len(rank)),
+        ),
+    )
