@@ -21,7 +21,7 @@ from time import perf_counter
 from typing import Any
 
 from backends.base import Status
-from backends.puzzle import Puzzle, canonical_alphabet
+from backends.puzzle import Puzzle, grid_text
 from harness.check import dispute
 from harness.check.checker import all_valid, check_solution, first_difference
 from harness.puzzles.readers import PuzzleRecord
@@ -153,23 +153,3 @@ def settle_count(puzzle_text: str, solution_text: str, seconds: float) -> str | 
     if reason is not None:
         raise dispute.Unsettled(f"the harness's own search gave a refused grid: {reason}")
     return grid_text(puzzle.n, other)
-
-
-def grid_text(n: int, cells: Sequence[int]) -> str:
-    """A backend's answer as one line of canonical symbols; ``?`` for what is not a digit.
-
-    For a valid grid this is :meth:`Puzzle.to_string`; a wrong one is still written down,
-    as far as it can be, so the row shows what the backend answered.
-    """
-    table = _GRID_TABLES.get(n)
-    if table is None:
-        symbols = ("." + canonical_alphabet(n)).encode()
-        table = _GRID_TABLES[n] = symbols + b"?" * (256 - len(symbols))
-    try:  # every value a byte (the common case): one translation
-        return bytes(cells).translate(table).decode()
-    except (ValueError, TypeError):  # a value below 0, above 255, or not an integer
-        return "".join(chr(table[d]) if 0 <= d <= n else "?" for d in cells)
-
-
-#: Per grid side n: the byte that stands for each value 0..255 in :func:`grid_text`.
-_GRID_TABLES: dict[int, bytes] = {}
