@@ -16,6 +16,7 @@ solution is not searched: a second backend's cross-check settles it
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from time import perf_counter
 from typing import Any
@@ -105,7 +106,10 @@ def judge(
         reason, note = claim_of_two(record.puzzle, answer)
     spent = (outcome.encode_s or 0.0) + (outcome.solve_s or 0.0)
     peak = outcome.peak_rss_mib or 0.0
-    if found > limit:  # the contract counts only up to the limit: this is not an answer
+    unwritable = _unwritable(fields)
+    if unwritable is not None:  # the row must still be written, and read back
+        fields.update(_emptied(fields), status=Status.ERROR, message=unwritable)
+    elif found > limit:  # the contract counts only up to the limit: this is not an answer
         fields["status"] = Status.ERROR
         fields["message"] = f"reported {found} solutions under a limit of {limit}"
     elif reason is not None:
@@ -127,6 +131,41 @@ def judge(
         if note is not None:
             fields["message"] = note
     return fields
+
+
+#: The largest whole number a results column of whole numbers holds (``solutions``).
+WHOLE_LIMIT = 10**18
+
+
+def _unwritable(fields: dict[str, Any]) -> str | None:
+    """Why a measured value cannot go in its results column (a number that is not finite,
+    below zero, or a solution count of 10^18 or more: the results engine refuses such a
+    row), or None."""
+    for name, value in fields.items():
+        if name in ("status", "message", "solution", "host") or value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue  # text: a native statistic that is not a number
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        whole = name == "solutions" and not 0 <= value < WHOLE_LIMIT
+        if whole or not math.isfinite(number) or number < 0:
+            shown = str(value) if len(str(value)) <= 40 else str(value)[:40] + "..."
+            return f"the solver reported {name}={shown}, past what a results column holds"
+    return None
+
+
+def _emptied(fields: dict[str, Any]) -> dict[str, Any]:
+    """The measured numbers a column cannot hold, emptied."""
+    return {
+        name: None
+        for name, value in fields.items()
+        if isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and _unwritable({name: value}) is not None
+    }
 
 
 def claim_of_two(puzzle: Puzzle, answer: Sequence[int]) -> tuple[str | None, str | None]:
