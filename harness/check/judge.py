@@ -12,6 +12,10 @@ after :data:`CLAIM_NODES` nodes (well under a second; a 9x9 puzzle needs a few h
 row then keeps its status, its message saying the claim went unconfirmed. A claim of one
 solution is not searched: a second backend's cross-check settles it
 (:func:`harness.check.crosscheck.cross_check`).
+
+An UNSAT claim that the file's count cannot check is searched the same way: a solution found
+refutes it (WRONG); a search that runs out of its nodes leaves it unproven, and an unproven
+UNSAT is UNKNOWN, never a right answer.
 """
 
 from __future__ import annotations
@@ -104,6 +108,10 @@ def judge(
     note = None
     if reason is None and count is None and 2 <= found <= limit:
         reason, note = claim_of_two(record.puzzle, answer)
+    if reason is None and count is None and status is UNSAT:
+        reason, note = claim_of_none(record.puzzle)
+        if note is not None:  # unproven: never counted as a right answer
+            status = Status.UNKNOWN
     spent = (outcome.encode_s or 0.0) + (outcome.solve_s or 0.0)
     peak = outcome.peak_rss_mib or 0.0
     unwritable = _unwritable(fields)
@@ -178,6 +186,19 @@ def claim_of_two(puzzle: Puzzle, answer: Sequence[int]) -> tuple[str | None, str
     if other is None:
         return "claimed 2 solutions; the harness's own search finds only this one", None
     return None, None
+
+
+def claim_of_none(puzzle: Puzzle) -> tuple[str | None, str | None]:
+    """(why the claim that ``puzzle`` has no solution is wrong, or None; a note when the
+    harness's own search could not tell within :data:`CLAIM_NODES` nodes). A file that
+    states no count cannot confirm UNSAT: the search must, or the claim is unproven."""
+    try:
+        found = dispute.other_solution(puzzle.cells, (), max_nodes=CLAIM_NODES)
+    except dispute.Unsettled as stop:
+        return None, f"claimed UNSAT, unproven: the harness's own search found {stop}"
+    if found is None:
+        return None, None
+    return f"claimed UNSAT, but the harness's own search found {grid_text(puzzle.n, found)}", None
 
 
 def settle_count(puzzle_text: str, solution_text: str, seconds: float) -> str | None:
