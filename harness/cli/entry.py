@@ -1,6 +1,11 @@
 """The ``harness`` console script: Ctrl-C while Python is still importing the harness exits
 130 with one line, never a traceback. The command group itself is :mod:`harness.cli`.
 
+A standard stream closed when the harness starts (``<&-``, ``>&-``, ``2>&-``) has a defined
+behaviour (:func:`open_closed_streams`): what would be written to a closed stdout or stderr
+is dropped, and the command does its work and exits with its own code (a closed stdout is
+said in one line on stderr); reading ``-`` from a closed stdin is one line and exit 2.
+
 Once a command has finished (its files closed, its output flushed), the process ends at
 once with the command's exit code, skipping the interpreter's teardown, which would free
 every object of a large run one by one. Commands own every resource they open (worker
@@ -16,14 +21,46 @@ import sys
 
 from harness.gc_pause import gc_paused
 
+#: The line on stderr when stdout was closed from the start.
+STDOUT_CLOSED = (
+    "harness: note: standard output is closed; what the command printed there is dropped"
+)
+
 
 def _quit_quietly(signum: int, frame: object) -> None:
     os.write(2, b"\nharness: interrupted\n")
     os._exit(128 + signum)
 
 
+def open_closed_streams() -> set[int]:
+    """The standard file descriptors (0, 1, 2) that were closed, each now open on /dev/null.
+
+    So no file the harness opens later takes the number of a closed one (a CSV on fd 2
+    would get whatever a library or a worker writes to stderr). A closed stdout or stderr
+    becomes a stream to /dev/null: what is written there is dropped. A closed stdin stays
+    ``sys.stdin = None``, as Python leaves it: reading ``-`` then says it is closed.
+    """
+    closed = set()
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            closed.add(fd)
+    for fd in sorted(closed):
+        null = os.open(os.devnull, os.O_RDWR)  # the lowest free number: fd itself
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+    if 1 in closed:
+        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 (for good)
+    if 2 in closed:
+        sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 (for good)
+    return closed
+
+
 def main() -> None:
     """Import the command line under a quiet Ctrl-C handler, then run it."""
+    closed = open_closed_streams()
     signal.signal(signal.SIGINT, _quit_quietly)
     with gc_paused():  # imports free next to nothing: the collector's passes only cost
         from harness.cli import main as cli
@@ -43,4 +80,6 @@ def main() -> None:
         sys.stderr.flush()
     except (BrokenPipeError, ValueError):  # a closed stdout: the command chose its code
         pass
+    if 1 in closed and 2 not in closed:
+        os.write(2, f"{STDOUT_CLOSED}\n".encode())
     os._exit(code or 0)
