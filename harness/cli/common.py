@@ -181,6 +181,18 @@ def gate_options(prefix: str = "") -> Callable[[F], F]:
     return decorate
 
 
+def given_once(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> str | None:
+    """The one value of an option declared ``multiple=True`` only to see it repeated: given
+    twice or more, one line and exit 2 rather than the last one silently."""
+    if len(values) > 1:
+        name = param.opts[0]
+        raise UserError(
+            f"{name} given {len(values)} times ({' and '.join(values)}); give it once "
+            "(run the command once for each)"
+        )
+    return values[0] if values else None
+
+
 def quiet_option(help: str = "No progress display.") -> Callable[[F], F]:
     return click.option("-q", "--quiet", is_flag=True, help=help)
 
