@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from harness.cli.common import UserError
 #: What the shorthand in the backends' descriptions means.
 SHORTHAND = (
     "Shorthand: 'seed 000'..'seed 004' name the solver write-ups this project started from "
-    "(../shared/seeds/; benchmarks/reproduce.py SEED reruns each one's comparison): 000 "
+    "(docs/benchmarks.md, Reproductions, gives each one's comparison as rerun here): 000 "
     "backtracking, plain and fewest-candidates; 001 Norvig's propagation, with Vermeer's "
     "pairs; 002 singles before backtracking, iterative; 003 a book chapter's backtrack and "
     "rule ladder; 004 backtracking with AC-3, where approach A/B is the cell choice and "
@@ -22,8 +23,22 @@ SHORTHAND = (
 )
 
 
+class _Wrapper(textwrap.TextWrapper):
+    """Breaks a line at spaces and after a '|' (a long list of choices), never inside a
+    word or at a hyphen."""
+
+    wordsep_simple_re = re.compile(r"(\s+|(?<=\|)(?=\S))")
+
+
 def _wrapped(text: str, indent: str, width: int = 100) -> str:
-    return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=indent + "  ")
+    wrapper = _Wrapper(
+        width,
+        initial_indent=indent,
+        subsequent_indent=indent + "  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return wrapper.fill(text)
 
 
 @click.command("backends")
