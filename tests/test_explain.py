@@ -148,14 +148,12 @@ def test_explain_cli_file_line(tmp_path: Path) -> None:
 
 
 def test_explain_cli_bad_line(tmp_path: Path) -> None:
-    """A FILE:LINE with no puzzle there is one error line and exit 2."""
+    """A FILE:LINE with no puzzle there is one error line, naming the puzzle's line, exit 2."""
     path = tmp_path / "p.txt"
     path.write_text(f"{STRATEGY_PUZZLES['xy-wing']}\n")
     result = invoke("explain", f"{path}:5")
-    assert (RunExit.USAGE, f"harness: error: no puzzle starts at line 5 of {path}\n") == (
-        result.exit_code,
-        result.output,
-    )
+    line = f"harness: error: {path}:5: no puzzle starts here; its one puzzle starts on line 1\n"
+    assert (RunExit.USAGE, line) == (result.exit_code, result.output)
 
 
 def test_explain_cli_bad_text() -> None:
@@ -235,3 +233,14 @@ def test_run_by_tier(tmp_path: Path) -> None:
     section = result.output.split("by difficulty tier")[1]
     rows = [line.split() for line in section.splitlines()[2:4]]
     assert (0, ["easy", "hard"]) == (result.exit_code, [r[2] for r in rows])
+
+
+def test_explain_file_line_where_no_puzzle_starts_says_where_they_do(tmp_path: Path) -> None:
+    """FILE:1 of a file with a comment header: one line naming the lines its puzzles start
+    on (LINE counts the file's lines, not its puzzles), exit 2."""
+    path = tmp_path / "set.txt"
+    path.write_text(f"# two puzzles\n# for the test\n{STRATEGY_PUZZLES['pointing']}\n{MULTI}\n")
+    result = invoke("explain", f"{path}:1")
+    line = f"harness: error: {path}:1: no puzzle starts here; its 2 puzzles start on lines 3-4\n"
+    assert (RunExit.USAGE, line) == (result.exit_code, result.output)
+    assert 0 == invoke("explain", f"{path}:3").exit_code

@@ -26,8 +26,10 @@ from harness.cli.common import (
 def explain(puzzle: str, timeout: float) -> None:
     """Solve PUZZLE step by step, one line per deduction, guess or backtrack, then rate it.
 
-    PUZZLE is a puzzle's text (any size), FILE:LINE for the puzzle at that line of a file,
-    or - for the one puzzle on standard input (-:LINE for the one at that line).
+    PUZZLE is a puzzle's text (any size), FILE:LINE for the puzzle that starts on line LINE
+    of a file (counted as an editor does, comment lines included: the line column of a
+    results or rating CSV), or - for the one puzzle on standard input (-:LINE for the one
+    starting on that line).
     """
     from harness.puzzles import rating
 

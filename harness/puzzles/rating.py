@@ -201,7 +201,9 @@ def tiers_of(
 def load_puzzle(arg: str, stdin: TextIO | None = None) -> Puzzle:
     """A puzzle from a command-line argument: its text (one line, or a grid's lines), ``-``
     for the one puzzle on standard input, or ``FILE:LINE`` (``-:LINE``) for the puzzle that
-    starts at that 1-based line. Raises :class:`SudokuError` naming the problem.
+    starts on that line of the file: 1-based, comment lines counted, as in the ``line``
+    column of a results CSV. Raises :class:`SudokuError` naming the problem (for a line
+    where no puzzle starts, the lines where the file's puzzles do).
     """
     path, sep, line = arg.rpartition(":")
     if sep and line.isdigit() and (path == "-" or _is_file(path)):
@@ -212,7 +214,7 @@ def load_puzzle(arg: str, stdin: TextIO | None = None) -> Puzzle:
         for bad in result.bad:
             if bad.line == int(line):
                 raise SudokuError(str(bad))
-        raise SudokuError(f"no puzzle starts at line {line} of {path}")
+        raise SudokuError(_no_puzzle_at(path, int(line), [r.line for r in result.records]))
     if arg == "-":
         return _only_puzzle(read_puzzles(arg, stdin), "standard input", "-:LINE")
     if _is_file(arg):
@@ -220,6 +222,19 @@ def load_puzzle(arg: str, stdin: TextIO | None = None) -> Puzzle:
     if "\n" in arg:
         return _only_puzzle(read_text(arg, "puzzle"), "the puzzle text", "one puzzle")
     return Puzzle.parse(arg)
+
+
+def _no_puzzle_at(path: str, line: int, starts: Sequence[int]) -> str:
+    """Why ``path:line`` names no puzzle, and the lines where the file's puzzles start."""
+    where = f"line {line} of standard input" if path == "-" else f"{path}:{line}"
+    if not starts:
+        return f"{where}: no puzzle starts here; it holds no puzzle"
+    if len(starts) == 1:
+        return f"{where}: no puzzle starts here; its one puzzle starts on line {starts[0]}"
+    return (
+        f"{where}: no puzzle starts here; its {len(starts)} puzzles start on lines "
+        f"{starts[0]}-{starts[-1]}"
+    )
 
 
 def _is_file(path: str) -> bool:
