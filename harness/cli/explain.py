@@ -12,6 +12,7 @@ from harness.cli.common import (
     RESULTS_DIR,
     UserError,
     file_stems,
+    fit,
     load_records,
     out_option,
     quiet_option,
@@ -37,7 +38,7 @@ def explain(puzzle: str, timeout: float) -> None:
         lines = rating.explain_lines(rating.load_puzzle(puzzle), time_limit=timeout)
     except SudokuError as exc:
         raise UserError(str(exc)) from None
-    click.echo("\n".join(lines))
+    click.echo(fit("\n".join(lines)))
 
 
 @click.command("rate")

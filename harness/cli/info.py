@@ -91,16 +91,19 @@ def _describe(name: str, cls: type[Backend], origin: str = "") -> None:
     help="Folder of puzzle files to list [default: the project's datasets/].",
 )
 @click.option(
-    "--no-rate", is_flag=True, help="Skip the difficulty mix (harness.puzzles.rating tiers)."
+    "--solve",
+    is_flag=True,
+    help="Also solve every puzzle: each file's solution counts (dlx, limit=2) and difficulty "
+    "mix ('harness rate' tiers). Takes seconds; the listing alone only reads the files.",
 )
-def datasets(directory: Path | None, no_rate: bool) -> None:
-    """List the shipped datasets (size, count, solutions, difficulty mix, the command that
-    made each) and describe the public collections you may bring."""
+def datasets(directory: Path | None, solve: bool) -> None:
+    """List the shipped datasets (size, count, givens, what each file states, the command
+    that made each) and describe the public collections you may bring."""
     from harness.puzzles import catalog
 
-    rate = None if no_rate else catalog.rate_record
+    rate, count = (catalog.rate_record, catalog.count_record) if solve else (None, None)
     try:
-        text = catalog.catalog_text(directory or catalog.DATASETS_DIR, rate=rate)
+        text = catalog.catalog_text(directory or catalog.DATASETS_DIR, rate, count)
     except SudokuError as exc:
         raise UserError(str(exc)) from None
     click.echo(text, nl=False)
