@@ -76,3 +76,9 @@ def test_backends_names_no_folder_outside_the_project() -> None:
         "../" in result.output,
         "docs/benchmarks.md" in result.output,
     )
+
+
+def test_datasets_fits_100_columns() -> None:
+    """Every line of `harness datasets` fits 100 columns, a long web address included."""
+    result = CliRunner().invoke(main, ["datasets"], env={"COLUMNS": "100"})
+    assert (0, []) == (result.exit_code, [x for x in result.output.splitlines() if len(x) > 100])

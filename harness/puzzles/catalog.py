@@ -243,8 +243,8 @@ PUBLIC_COLLECTIONS: tuple[PublicCollection, ...] = (
         name="Royle's 17-clue list",
         where=(
             "Gordon Royle (University of Western Australia) kept it on his 'minimum Sudoku' "
-            "page, now gone; an archived copy is at https://web.archive.org/web/2012072218"
-            "0233/http://mapleta.maths.uwa.edu.au/~gordon/sudokumin.php",
+            "page, now gone; the Wayback Machine's copy of 2012 is at "
+            "https://web.archive.org/web/2012/http://mapleta.maths.uwa.edu.au/~gordon/sudokumin.php",
             "a copy with later additions: data/puzzles2_17_clue in "
             "https://github.com/t-dillon/tdoku/raw/master/data.zip",
         ),
