@@ -60,6 +60,6 @@ generate, explain, rate, report, plot, table, backends, datasets:
 every command: {RunExit.INTERRUPTED} on Ctrl-C while starting or reading, never a traceback;
   {RunExit.BROKEN_PIPE} when its stdout is closed early (| head), quietly;
   {RunExit.USAGE} with one line when an output cannot be written (a full disk);
-  a stream closed from the start (>&-, 2>&-): what would go there is dropped (a closed stdout
-       is said on stderr), the work and the exit code are unchanged; - with stdin closed
-       (<&-): one line, {RunExit.USAGE}"""
+  a stream closed from the start (>&-, 2>&-), or stderr closed while running: what would go
+       there is dropped (a closed stdout is said on stderr), the work and the exit code are
+       unchanged; - with stdin closed (<&-): one line, {RunExit.USAGE}"""

@@ -23,7 +23,8 @@ STREAMS = {"stdin": 0, "stdout": 1, "stderr": 2}
 STDIN_CLOSED = "harness: error: cannot read standard input: it is closed\n"
 
 #: Each command: its arguments ({d}: the test's folder, {s}: the closed stream), what its
-#: stdout shows when open, and the file it writes (None: none).
+#: stdout shows when open, and the file it writes (None: none). Only generate --out says
+#: something on stderr (:data:`SAID`).
 COMMANDS = {
     "help": (["--help"], "Usage:", None),
     "version": (["--version"], "version", None),
@@ -43,6 +44,7 @@ COMMANDS = {
     "report": (["report", "{d}/base.csv", "-o", "{d}/rep-{s}.html"], "report:", "rep-{s}.html"),
     "plot": (["plot", "cactus", "{d}/base.csv", "-o", "{d}/c-{s}.svg"], "cactus:", "c-{s}.svg"),
 }
+SAID = {"generate-out": "wrote 1 puzzle(s) to {d}/gen-{s}.txt\n"}
 
 
 def harness(args: list[str], closed: int, cwd: Path) -> subprocess.CompletedProcess:
@@ -83,7 +85,8 @@ def test_a_closed_stream_changes_neither_the_work_nor_the_exit_code(
     args, shown, written = COMMANDS[command]
     fill = {"d": str(folder), "s": stream}
     done = harness([a.format(**fill) for a in args], STREAMS[stream], folder)
-    expected_err = f"{STDOUT_CLOSED}\n" if stream == "stdout" else ""
+    said = "" if stream == "stderr" else SAID.get(command, "").format(**fill)
+    expected_err = said + (f"{STDOUT_CLOSED}\n" if stream == "stdout" else "")
     assert (0, expected_err) == (done.returncode, done.stderr)
     assert (shown in done.stdout) if stream != "stdout" else ("" == done.stdout)
     if written is not None:
@@ -117,3 +120,35 @@ def test_a_closed_descriptor_is_reopened_on_dev_null(stream: str, folder: Path) 
         check=False,
     )
     assert (0, f"{{{fd}}} {os.devnull}\n") == (done.returncode, (folder / "fd.txt").read_text())
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (["run", "-b", "mrv", "--out", "early.csv", "three.txt"], "rows: early.csv"),
+        (["generate", "--size", "4", "--count", "3"], "# reproduce: harness generate"),
+    ],
+)
+def test_a_stderr_closed_while_running_drops_the_rest(
+    args: list[str], shown: str, folder: Path
+) -> None:
+    """stderr's reader gone before the first progress line (``2>&1 | head -c 10``): the
+    command goes on to its end, its exit code and stdout as ever (a run: every row)."""
+    (folder / "three.txt").write_text(f"{UNIQUE}\n" * 3)
+    (folder / "early.csv").unlink(missing_ok=True)
+    (folder / "early.meta.json").unlink(missing_ok=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from harness.cli.entry import main; main()", *args],
+        cwd=folder,
+        env={**os.environ, "PYTHONPATH": str(PROJECT)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None and proc.stdout is not None
+    proc.stderr.close()  # the reader is gone: the harness's first write to fd 2 gets EPIPE
+    out = proc.stdout.read()
+    assert (0, True) == (proc.wait(timeout=600), shown in out)
+    if args[0] == "run":
+        assert 4 == len((folder / "early.csv").read_text().splitlines())

@@ -4,7 +4,10 @@
 A standard stream closed when the harness starts (``<&-``, ``>&-``, ``2>&-``) has a defined
 behaviour (:func:`open_closed_streams`): what would be written to a closed stdout or stderr
 is dropped, and the command does its work and exits with its own code (a closed stdout is
-said in one line on stderr); reading ``-`` from a closed stdin is one line and exit 2.
+said in one line on stderr); reading ``-`` from a closed stdin is one line and exit 2. A
+stderr whose reader goes away while a command runs (``2>&1 | head``) is dropped from then on
+(:class:`DroppingStderr`): a run goes on to its end. (A stdout closed early ends a command
+with 141, as any Unix filter: see :class:`harness.cli.common.HarnessGroup`.)
 
 Once a command has finished (its files closed, its output flushed), the process ends at
 once with the command's exit code, skipping the interpreter's teardown, which would free
@@ -15,6 +18,7 @@ left for exit handlers to do.
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import sys
@@ -32,13 +36,38 @@ def _quit_quietly(signum: int, frame: object) -> None:
     os._exit(128 + signum)
 
 
+class DroppingStderr(io.RawIOBase):
+    """File descriptor 2 as a raw stream that never fails for want of a reader: once a
+    write finds the pipe closed (EPIPE), fd 2 is pointed at /dev/null and what follows is
+    dropped, as for a stderr closed from the start."""
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return 2
+
+    def isatty(self) -> bool:
+        return os.isatty(2)
+
+    def write(self, data: bytes | bytearray | memoryview) -> int:  # type: ignore[override]
+        try:
+            return os.write(2, data)
+        except BrokenPipeError:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 2)
+            os.close(null)
+            return len(data)
+
+
 def open_closed_streams() -> set[int]:
     """The standard file descriptors (0, 1, 2) that were closed, each now open on /dev/null.
 
     So no file the harness opens later takes the number of a closed one (a CSV on fd 2
-    would get whatever a library or a worker writes to stderr). A closed stdout or stderr
-    becomes a stream to /dev/null: what is written there is dropped. A closed stdin stays
-    ``sys.stdin = None``, as Python leaves it: reading ``-`` then says it is closed.
+    would get whatever a library or a worker writes to stderr). A closed stdout becomes a
+    stream to /dev/null: what is written there is dropped; stderr, closed or not, becomes
+    a :class:`DroppingStderr`. A closed stdin stays ``sys.stdin = None``, as Python leaves
+    it: reading ``-`` then says it is closed.
     """
     closed = set()
     for fd in (0, 1, 2):
@@ -53,8 +82,12 @@ def open_closed_streams() -> set[int]:
             os.close(null)
     if 1 in closed:
         sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 (for good)
-    if 2 in closed:
-        sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 (for good)
+    sys.stderr = io.TextIOWrapper(
+        io.BufferedWriter(DroppingStderr()),
+        encoding=getattr(sys.stderr, "encoding", None) or "utf-8",
+        errors="backslashreplace",
+        line_buffering=True,
+    )
     return closed
 
 
@@ -81,5 +114,6 @@ def main() -> None:
     except (BrokenPipeError, ValueError):  # a closed stdout: the command chose its code
         pass
     if 1 in closed and 2 not in closed:
-        os.write(2, f"{STDOUT_CLOSED}\n".encode())
+        sys.stderr.write(f"{STDOUT_CLOSED}\n")
+        sys.stderr.flush()
     os._exit(code or 0)
