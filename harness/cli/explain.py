@@ -38,7 +38,8 @@ def explain(puzzle: str, timeout: float) -> None:
         lines = rating.explain_lines(rating.load_puzzle(puzzle), time_limit=timeout)
     except SudokuError as exc:
         raise UserError(str(exc)) from None
-    click.echo(fit("\n".join(lines)))
+    # The puzzle's line stays whole (to copy); the rating's is wrapped at 100 columns.
+    click.echo("\n".join([*lines[:-1], fit(lines[-1])]))
 
 
 @click.command("rate")
