@@ -52,10 +52,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import pandas as pd  # noqa: E402 - after the path; imported before any timing
-
 from harness.gc_pause import gc_paused  # noqa: E402
-from harness.results import read_rows  # noqa: E402
 from harness.results.compact import CompactRows  # noqa: E402
+
+from harness.results import read_rows  # noqa: E402
 from harness.tables import frames as tables  # noqa: E402
 from harness.tables import (  # noqa: E402
     render,

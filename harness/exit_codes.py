@@ -23,7 +23,7 @@ class RunExit(IntEnum):
     WRONG = 3  # at least one WRONG answer
     ERROR = 4  # a backend failed: ERROR or MEMOUT
     INTERRUPTED = 130  # Ctrl-C (128 + signal number for SIGTERM, SIGHUP)
-    BROKEN_PIPE = 141  # stdout closed (``| head``, ``>&-``): 128 + SIGPIPE, as any Unix filter
+    BROKEN_PIPE = 141  # stdout closed early (``| head``): 128 + SIGPIPE, as any Unix filter
 
 
 class CheckExit(IntEnum):
@@ -58,6 +58,8 @@ generate, explain, rate, report, plot, table, backends, datasets:
   {RunExit.OK:<4} done
   {RunExit.USAGE:<4} bad input or usage (rate: also an --out that exists, without --force)
 every command: {RunExit.INTERRUPTED} on Ctrl-C while starting or reading, never a traceback;
-  {RunExit.BROKEN_PIPE} when its stdout is closed early (| head), quietly, or from the start (>&-),
-       in one line; a run completes first;
-  {RunExit.USAGE} with one line when an output cannot be written (a full disk)"""
+  {RunExit.BROKEN_PIPE} when its stdout is closed early (| head), quietly;
+  {RunExit.USAGE} with one line when an output cannot be written (a full disk);
+  a stream closed from the start (>&-, 2>&-), or stderr closed while running: what would go
+       there is dropped (a closed stdout is said on stderr), the work and the exit code are
+       unchanged; - with stdin closed (<&-): one line, {RunExit.USAGE}"""

@@ -9,17 +9,15 @@ import pytest
 import backends
 from backends.puzzle import Puzzle
 from tests.fake_backends import FAKES
-from tests.puzzles import SHARED_DATASETS
+from tests.puzzles import public_file
 
 PROJECT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
 def shared_datasets() -> Path:
-    """The public puzzle collections in ../shared/datasets, or a skip with the reason."""
-    if not (SHARED_DATASETS / "norvig-top95.txt").exists():
-        pytest.skip(f"public datasets absent: {SHARED_DATASETS} not found")
-    return SHARED_DATASETS
+    """The folder of the public puzzle collections, or a skip naming the file it lacks."""
+    return public_file("norvig-top95.txt").parent
 
 
 @pytest.fixture

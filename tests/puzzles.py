@@ -36,12 +36,17 @@ def shipped(name: str) -> list[Puzzle]:
     return [record.puzzle for record in read_puzzles(PROJECT_DATASETS / name).records]
 
 
-def public_set(name: str) -> list[Puzzle]:
-    """The puzzles of a public dataset file, or a skip when the public datasets are absent."""
+def public_file(name: str) -> Path:
+    """The path of a public dataset file, or a skip naming that one path."""
     path = SHARED_DATASETS / name
     if not path.is_file():
-        pytest.skip(f"public dataset {path} is absent (needs {SHARED_DATASETS})")
-    return [Puzzle.parse(line) for line in path.read_text().split()]
+        pytest.skip(f"public dataset absent: {path}")
+    return path
+
+
+def public_set(name: str) -> list[Puzzle]:
+    """The puzzles of a public dataset file, or a skip naming it (:func:`public_file`)."""
+    return [Puzzle.parse(line) for line in public_file(name).read_text().split()]
 
 
 def plain_grid(box: int) -> list[int]:

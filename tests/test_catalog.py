@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness import cli
-from harness.puzzles import catalog
+from harness.puzzles import catalog, rating
 from harness.puzzles.catalog import (
     PUBLIC_COLLECTIONS,
     describe_shipped,
@@ -76,7 +76,7 @@ def test_describe_shipped_names_every_fact(folder: Path) -> None:
     for expected in (
         "mixed.txt: 3 puzzles; 4x4; givens 4-6 (median 5)",
         "solutions: none 1, unique 1, 2+ 1 (dlx, limit=2)",
-        "difficulty: easy 1, unsolvable 1, multi-solution 1",
+        "difficulty: easy 1, multi-solution 1, unsolvable 1",
         "made by: harness generate --size 4 --count 3 --seed 1",
         "plain.txt: 2 puzzles; 4x4",
     ):
@@ -108,8 +108,8 @@ def test_public_collections_say_where_size_and_format(collection: catalog.Public
 
 
 def test_cli_datasets_lists_shipped_and_public() -> None:
-    """`harness datasets --no-rate` names every shipped file with its count, and each public set."""
-    result = CliRunner().invoke(cli.main, ["datasets", "--no-rate"])
+    """`harness datasets` names every shipped file with its count, and each public set."""
+    result = CliRunner().invoke(cli.main, ["datasets"])
     assert 0 == result.exit_code, result.output
     for path in sorted(PROJECT_DATASETS.glob("*.txt")):
         count = len(read_puzzles(str(path)).records)
@@ -119,11 +119,29 @@ def test_cli_datasets_lists_shipped_and_public() -> None:
     assert "difficulty:" not in result.output
 
 
-def test_cli_datasets_rates_a_folder(folder: Path) -> None:
-    """`harness datasets --dir FOLDER` shows the difficulty mix from harness.puzzles.rating."""
+def test_cli_datasets_solves_no_puzzle_to_list_files(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`harness datasets` only reads the files (a solve would fail here), and says how to
+    have their puzzles solved."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a puzzle was solved")
+
+    for name in ("rate", "count_solutions", "solve_puzzle"):
+        monkeypatch.setattr(rating, name, refuse)
     result = CliRunner().invoke(cli.main, ["datasets", "--dir", str(folder)])
+    assert (0, None) == (result.exit_code, result.exception)
+    assert "--solve also counts solutions and rates difficulty" in result.output
+    assert "mixed.txt: 3 puzzles; 4x4; givens 4-6 (median 5)" in result.output
+
+
+def test_cli_datasets_solve_rates_a_folder(folder: Path) -> None:
+    """`harness datasets --solve --dir FOLDER` shows the solution counts and difficulty mix."""
+    result = CliRunner().invoke(cli.main, ["datasets", "--solve", "--dir", str(folder)])
     assert 0 == result.exit_code, result.output
-    assert "difficulty: easy 1, unsolvable 1, multi-solution 1" in result.output
+    assert "solutions: none 1, unique 1, 2+ 1 (dlx, limit=2)" in result.output
+    assert "difficulty: easy 1, multi-solution 1, unsolvable 1" in result.output
     assert "difficulty: easy 2" in result.output
 
 

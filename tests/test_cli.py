@@ -244,3 +244,25 @@ def test_the_resume_hint_fits_100_columns_and_the_shell_reads_it_whole(tmp_path:
         read.split("\0")[:-1],
         [line for line in hint.splitlines() if len(line) > 100],
     )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["check", "{csv}"],
+        ["plot", "scatter", "{csv}", "-o", "{tmp}/s.svg"],
+        ["report", "{csv}", "-o", "{tmp}/r.html"],
+    ],
+)
+def test_a_pair_given_twice_is_refused(command: list[str], tmp_path: Path) -> None:
+    """--pair A,B --pair C,D: one line naming both and exit 2, not the last pair silently."""
+    csv_path = Path(__file__).resolve().parents[1] / "results" / "baselines" / "ci-easy.csv"
+    args = [a.format(csv=csv_path, tmp=tmp_path) for a in command]
+    result = invoke(*args, "--pair", "mrv,dlx", "--pair", "norvig,ac3")
+    line = "harness: error: --pair given 2 times (mrv,dlx and norvig,ac3); give it once"
+    assert (2, True, []) == (
+        result.exit_code,
+        result.output.startswith(line),
+        list(tmp_path.iterdir()),
+    )
+    assert 1 == len(result.output.splitlines())

@@ -17,8 +17,9 @@ from click.testing import CliRunner
 from backends.puzzle import Puzzle, canonical_alphabet
 from harness.cli import main
 from harness.exit_codes import RunExit
-from harness.puzzles import rating
+from harness.puzzles import catalog, rating
 from harness.puzzles.readers import read_puzzles
+from tests.puzzles import PROJECT_DATASETS, shipped
 from tests.test_logic import MULTI, SIXTEEN, STRATEGY_PUZZLES, known_solution
 
 LINE = re.compile(r"^\s*\d+\. (?P<indent>(?:  )*)(?P<text>\S.*)$")
@@ -130,11 +131,14 @@ def test_checker_catches_a_wrong_step() -> None:
 
 
 def test_explain_cli_marks_guesses() -> None:
-    """explain of a two-solution puzzle prints guesses with their depth, and the rating."""
+    """explain of a two-solution puzzle prints guesses with their depth, says it is not
+    unique, and rates it multi-solution."""
     result = invoke("explain", MULTI)
     assert 0 == result.exit_code
     assert re.search(r"guess r\dc\d = \d \(depth 1;", result.output)
-    assert "tier needs-guess" in result.output.splitlines()[-1]
+    lines = result.output.splitlines()
+    assert lines[-2].startswith("not unique: dlx finds two or more solutions (limit=2)")
+    assert "tier multi-solution" in lines[-1]
 
 
 def test_explain_cli_file_line(tmp_path: Path) -> None:
@@ -148,14 +152,12 @@ def test_explain_cli_file_line(tmp_path: Path) -> None:
 
 
 def test_explain_cli_bad_line(tmp_path: Path) -> None:
-    """A FILE:LINE with no puzzle there is one error line and exit 2."""
+    """A FILE:LINE with no puzzle there is one error line, naming the puzzle's line, exit 2."""
     path = tmp_path / "p.txt"
     path.write_text(f"{STRATEGY_PUZZLES['xy-wing']}\n")
     result = invoke("explain", f"{path}:5")
-    assert (RunExit.USAGE, f"harness: error: no puzzle starts at line 5 of {path}\n") == (
-        result.exit_code,
-        result.output,
-    )
+    line = f"harness: error: {path}:5: no puzzle starts here; its one puzzle starts on line 1\n"
+    assert (RunExit.USAGE, line) == (result.exit_code, result.output)
 
 
 def test_explain_cli_bad_text() -> None:
@@ -195,13 +197,30 @@ def test_rate_easy_and_expert() -> None:
 
 
 def test_rate_needs_guess() -> None:
-    """A two-solution puzzle needs a guess: level 4, score 10, hardest 'guess'."""
-    rated = rating.rate(Puzzle.parse(MULTI))
-    assert "needs-guess" == rated.tier
+    """A unique puzzle the ladder gets stuck on: level 4, score 10, hardest 'guess'."""
+    rated = rating.rate(shipped("needs-guess.txt")[0])
+    assert ("needs-guess", True) == (rated.tier, rated.unique)
     assert 4 == rated.level
     assert 10.0 == rated.score
     assert "guess" == rated.hardest_strategy
     assert not rated.solved_without_guess
+
+
+def test_rate_multi_solution() -> None:
+    """A two-solution puzzle is multi-solution, not needs-guess, though it took a guess."""
+    rated = rating.rate(Puzzle.parse(MULTI))
+    assert ("multi-solution", False, 4) == (rated.tier, rated.unique, rated.level)
+
+
+def test_rate_datasets_and_explain_agree_on_multi_txt() -> None:
+    """Every puzzle of the shipped multi.txt (30, 116, 3, 4 and 6 solutions): rate and the
+    datasets listing both say multi-solution, and explain says the first is not unique."""
+    path = PROJECT_DATASETS / "multi.txt"
+    rows = rating.rate_records(read_puzzles(str(path)).records)
+    listed = catalog.summarise(path).tiers
+    first = invoke("explain", f"{path}:{rows[0]['line']}").output
+    assert (["multi-solution"] * 5, {"multi-solution": 5}) == ([r["tier"] for r in rows], listed)
+    assert "\nnot unique: dlx finds two or more solutions" in first
 
 
 def test_rate_cli_writes_csv(tmp_path: Path) -> None:
@@ -212,7 +231,7 @@ def test_rate_cli_writes_csv(tmp_path: Path) -> None:
     result = invoke("rate", "-q", "--out", str(out), str(path))
     with out.open() as handle:
         rows = list(csv.DictReader(handle))
-    assert (0, ["easy", "needs-guess"]) == (result.exit_code, [r["tier"] for r in rows])
+    assert (0, ["easy", "multi-solution"]) == (result.exit_code, [r["tier"] for r in rows])
     assert set(rating.CSV_COLUMNS) == set(rows[0])
     assert re.search(r"^easy\s+1\s+50\.0%", result.output, re.MULTILINE)
 
@@ -235,3 +254,14 @@ def test_run_by_tier(tmp_path: Path) -> None:
     section = result.output.split("by difficulty tier")[1]
     rows = [line.split() for line in section.splitlines()[2:4]]
     assert (0, ["easy", "hard"]) == (result.exit_code, [r[2] for r in rows])
+
+
+def test_explain_file_line_where_no_puzzle_starts_says_where_they_do(tmp_path: Path) -> None:
+    """FILE:1 of a file with a comment header: one line naming the lines its puzzles start
+    on (LINE counts the file's lines, not its puzzles), exit 2."""
+    path = tmp_path / "set.txt"
+    path.write_text(f"# two puzzles\n# for the test\n{STRATEGY_PUZZLES['pointing']}\n{MULTI}\n")
+    result = invoke("explain", f"{path}:1")
+    line = f"harness: error: {path}:1: no puzzle starts here; its 2 puzzles start on lines 3-4\n"
+    assert (RunExit.USAGE, line) == (result.exit_code, result.output)
+    assert 0 == invoke("explain", f"{path}:3").exit_code

@@ -647,3 +647,68 @@ def test_small_datasets_command_refuses_a_missing_directory(tmp_path: Path) -> N
     assert 2 == result.exit_code
     assert "no-such-dir" in result.output
     assert not missing.exists()
+
+
+def test_cli_generate_out_names_the_file_it_wrote(tmp_path: Path) -> None:
+    """harness generate --out FILE says on stderr how many puzzles it wrote, and where."""
+    out = tmp_path / "g.txt"
+    args = ["generate", "-q", "--size", "4", "--count", "2", "--seed", "3", "--out", str(out)]
+    result = CliRunner().invoke(cli.main, args)
+    assert (0, f"wrote 2 puzzle(s) to {out}\n") == (result.exit_code, result.stderr)
+
+
+@pytest.mark.parametrize(("size", "givens"), [("4", 0), ("9", 0), ("16", 110), ("25", 330)])
+def test_cli_generate_default_min_givens_by_size(
+    size: str, givens: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --min-givens, 16x16 and 25x25 stop carving at the shipped files' 110 and 330
+    givens (seconds), smaller grids carve to a minimal puzzle; --min-givens 0 asks for a
+    minimal 16x16 with a note that it can take many minutes."""
+    import harness.puzzles.generate as generate_lib
+
+    asked: list[GenerateOptions] = []
+
+    def record(options: GenerateOptions, *args: object) -> None:
+        asked.append(options)
+        raise generate_lib.GenerateError("recorded")
+
+    monkeypatch.setattr(generate_lib, "generate", record)
+    result = CliRunner().invoke(cli.main, ["generate", "--size", size])
+    assert (2, [givens]) == (result.exit_code, [o.min_givens for o in asked])
+    explicit = CliRunner().invoke(cli.main, ["generate", "--size", "16", "--min-givens", "0"])
+    note = "note: a 16x16 puzzle carved below 110 givens can take many minutes; --min-givens 110"
+    assert (0, True) == (asked[-1].min_givens, explicit.stderr.startswith(note))
+
+
+def test_generate_tells_each_step_of_each_candidate() -> None:
+    """The stage callback hears each step of a candidate as it starts: fill, carve, rank."""
+    stages: list[str] = []
+    generate(GenerateOptions(size=4, count=1, seed=3), stage=stages.append)
+    assert [
+        "candidate 1: filling a random 4x4 grid",
+        "candidate 1: carving, uniqueness by mrv:inference=singles (limit=2)",
+    ] == stages[:2]
+    assert stages[2].startswith("candidate 1: ") and "solving it with mrv (limit=1)" in stages[2]
+
+
+def test_generate_heartbeat_says_what_it_is_doing() -> None:
+    """With no line for a while, the reporter prints the time so far and the step being
+    done (waits for that line; no fixed sleep)."""
+    import threading
+
+    from harness.cli.generate import Reporter
+
+    lines: list[str] = []
+    seen = threading.Event()
+
+    def write(line: str) -> None:
+        lines.append(line)
+        seen.set()
+
+    reporter = Reporter(interval=0.05, write=write)
+    reporter.stage("candidate 1: carving")
+    with reporter:
+        assert seen.wait(60)
+        reporter.say("kept 1/1 of 1 made")
+    assert lines[0].endswith(" so far; candidate 1: carving")
+    assert lines[-1].startswith("kept 1/1 of 1 made (0:")

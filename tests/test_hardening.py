@@ -129,19 +129,6 @@ def test_resume_does_not_start_a_program_named_only_in_the_metadata(
     assert "it runs only when named on the command line: -b 'cmd:" in result.output
 
 
-def test_closed_stdout_is_one_line(puzzles: Path, tmp_path: Path) -> None:
-    """run, table and backends with stdout closed (>&-): one line, exit 141; rows written."""
-    out = tmp_path / "r.csv"
-    runs = [
-        shell(f"H run -q -b mrv --out {out} {puzzles} >&-", tmp_path),
-        shell(f"H table {out} >&-", tmp_path),
-        shell("H backends >&-", tmp_path),
-    ]
-    line = "harness: error: standard output is closed; nothing printed\n"
-    assert [(RunExit.BROKEN_PIPE, line)] * 3 == [(r.returncode, r.stderr) for r in runs]
-    assert 2 == len(out.read_text().splitlines())
-
-
 @pytest.mark.parametrize("command", ["table {csv}", "generate --count 2 -q", "backends"])
 def test_a_full_stdout_is_one_line(command: str, tmp_path: Path) -> None:
     """Output to /dev/full: one line naming standard output, exit 2."""

@@ -14,7 +14,7 @@ from backends.puzzle import Puzzle
 from harness.check.checker import check_solution
 from harness.puzzles.readers import PuzzleRecord
 from harness.run import runner
-from tests.puzzles import SHARED_DATASETS, shipped
+from tests.puzzles import public_set, shipped
 from tests.results_file import read_rows
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -169,10 +169,7 @@ def test_variants_keep_the_contract_on_the_shipped_sets(spec: str) -> None:
 
 def test_solves_norvig_hardest() -> None:
     """Every puzzle of Norvig's hardest is solved and checked (plain backtracking copes)."""
-    path = SHARED_DATASETS / "norvig-hardest.txt"
-    if not path.is_file():
-        pytest.skip(f"public dataset {path} is absent (needs /work/shared/datasets)")
-    puzzles = [Puzzle.parse(line) for line in path.read_text().split()]
+    puzzles = public_set("norvig-hardest.txt")
     results = [solve(p.to_string(), "naive:presolve=singles") for p in puzzles]
     assert [None] * len(puzzles) == [
         check_solution(p.cells, r.solution) for p, r in zip(puzzles, results, strict=True)

@@ -11,7 +11,7 @@ from backends.base import SolveResult, Status
 from backends.errors import BackendOptionError, UnknownStatusError
 from backends.puzzle import Grid, Puzzle
 from backends.python_constraint import SOLVERS, PythonConstraintBackend, translate_status
-from tests.puzzles import SHARED_DATASETS
+from tests.puzzles import public_set
 
 pytestmark = pytest.mark.skipif(
     PythonConstraintBackend.unavailable_reason() is not None,
@@ -77,14 +77,9 @@ def test_solves_16x16() -> None:
     assert True is is_solution_of(Puzzle.parse(SIXTEEN), result.solution)
 
 
-@pytest.mark.skipif(
-    not SHARED_DATASETS.is_dir(), reason=f"public datasets absent: {SHARED_DATASETS}"
-)
 def test_solves_norvig_hardest() -> None:
     """Every puzzle of Norvig's hardest is solved correctly by the default solver."""
-    puzzles = [
-        Puzzle.parse(line) for line in (SHARED_DATASETS / "norvig-hardest.txt").read_text().split()
-    ]
+    puzzles = public_set("norvig-hardest.txt")
     backend = PythonConstraintBackend()
     results = [backend.solve(backend.encode(p)) for p in puzzles]
     assert 11 == len(puzzles)

@@ -29,7 +29,7 @@ from harness.puzzles.readers import (
 from harness.puzzles.readers.batch import check
 from harness.puzzles.readers.records import new_record
 from harness.puzzles.readers.symbols import digit_table, is_token, token_of
-from tests.puzzles import SHARED_DATASETS
+from tests.puzzles import public_file
 
 DATA = Path(__file__).parent / "data" / "readers"
 
@@ -640,10 +640,21 @@ def test_many_lines_cross_batches() -> None:
 )
 def test_public_datasets(name: str, count: int) -> None:
     """Each public Norvig set reads completely, with no bad line."""
-    if not SHARED_DATASETS.is_dir():
-        pytest.skip(f"public datasets folder {SHARED_DATASETS} is absent")
-    result = read_puzzles(str(SHARED_DATASETS / name))
+    result = read_puzzles(str(public_file(name)))
     assert (count, ()) == (len(result.records), result.bad)
+
+
+def test_a_missing_public_dataset_skips_naming_one_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An absent public set: the skip names its one path, not a second folder beside it."""
+    from tests import puzzles as known
+
+    monkeypatch.setattr(known, "SHARED_DATASETS", tmp_path / "shared")
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        known.public_set("norvig-top95.txt")
+    expected = f"public dataset absent: {tmp_path / 'shared' / 'norvig-top95.txt'}"
+    assert expected == skipped.value.msg
 
 
 # --------------------------------------------------------------------------- fuzzing

@@ -8,6 +8,7 @@ import shlex
 from pathlib import Path
 
 import click
+import pytest
 
 from harness import exit_codes
 from harness.cli import main
@@ -88,3 +89,23 @@ def test_readme_exit_codes_are_the_cli_table() -> None:
     block = re.search(r"```\n(.*?)\n```", section, re.DOTALL)
     assert block is not None
     assert exit_codes.TABLE == block.group(1)
+
+
+def test_what_the_compile_commands_make_is_ignored_by_git() -> None:
+    """Every ``cc ... -o NAME`` of the README, docs/ and examples/ (run at the checkout's
+    top) makes a file git ignores: a build leaves nothing untracked."""
+    import subprocess
+
+    texts = [README, *(p.read_text() for p in (PROJECT / "docs").glob("*.md"))]
+    texts += [p.read_text() for p in (PROJECT / "examples").rglob("*.c")]
+    made = sorted({m for t in texts for m in re.findall(r"\bcc [^\n`]*?-o (\S+)", t)})
+    if not (PROJECT / ".git").exists():
+        pytest.skip(f"{PROJECT} is not a git checkout")
+    ignored = subprocess.run(
+        ["git", "check-ignore", "--no-index", *made],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.split()
+    assert (["libsolver.so", "solver", "tiny"], made) == (made, ignored)

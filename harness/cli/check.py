@@ -8,7 +8,15 @@ from pathlib import Path
 import click
 
 from backends.errors import SudokuError
-from harness.cli.common import WIDTH, UserError, fit, gate_options, out_option, write_file
+from harness.cli.common import (
+    WIDTH,
+    UserError,
+    fit,
+    gate_options,
+    given_once,
+    out_option,
+    write_file,
+)
 from harness.exit_codes import CheckExit
 
 
@@ -44,9 +52,10 @@ from harness.exit_codes import CheckExit
 @click.option(
     "--pair",
     metavar="OLD,NEW",
-    default=None,
-    help="Judge two backends of the one run BASELINE (new against old, puzzle by puzzle); "
-    "a run made with --against needs no --pair.",
+    multiple=True,
+    callback=given_once,
+    help="Judge two backends of the one run BASELINE (new against old, puzzle by puzzle), "
+    "one pair a check; a run made with --against needs no --pair.",
 )
 @gate_options()
 @out_option("Also write the Markdown table here (for a pull-request comment).")

@@ -58,27 +58,13 @@ def interrupted_code(stop: KeyboardInterrupt) -> int:
 
 class HarnessGroup(click.Group):
     """The command group: Ctrl-C while a command starts or reads is one line and exit 130
-    (click alone would print "Aborted!" and exit 1, the code of a regression); a closed
-    stdout (``harness run ... | head``) ends a command quietly with 141, and one closed from
-    the start (``>&-``) with one line and 141 once the command is done; an output it cannot
-    write (a full disk) is one line and exit 2; a bad option or value is one line and exit
-    2, not click's usage block."""
+    (click alone would print "Aborted!" and exit 1, the code of a regression); a stdout
+    closed early (``harness run ... | head``) ends a command quietly with 141; an output it
+    cannot write (a full disk) is one line and exit 2; a bad option or value is one line
+    and exit 2, not click's usage block. (Streams closed from the start: see
+    :mod:`harness.cli.entry`.)"""
 
     def invoke(self, ctx: click.Context) -> Any:
-        if sys.stdout is not None:
-            return self._invoke(ctx)
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (fd 1 closed from the start: >&-)
-        code: int | str | None = 0
-        try:
-            self._invoke(ctx)
-        except SystemExit as done:
-            code = done.code
-        except click.exceptions.Exit as done:
-            code = done.exit_code
-        click.echo("harness: error: standard output is closed; nothing printed", err=True)
-        raise click.exceptions.Exit(RunExit.BROKEN_PIPE if code in (0, None) else code)
-
-    def _invoke(self, ctx: click.Context) -> Any:
         try:
             try:
                 return super().invoke(ctx)
@@ -193,6 +179,18 @@ def gate_options(prefix: str = "") -> Callable[[F], F]:
         )(function)
 
     return decorate
+
+
+def given_once(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> str | None:
+    """The one value of an option declared ``multiple=True`` only to see it repeated: given
+    twice or more, one line and exit 2 rather than the last one silently."""
+    if len(values) > 1:
+        name = param.opts[0]
+        raise UserError(
+            f"{name} given {len(values)} times ({' and '.join(values)}); give it once "
+            "(run the command once for each)"
+        )
+    return values[0] if values else None
 
 
 def quiet_option(help: str = "No progress display.") -> Callable[[F], F]:

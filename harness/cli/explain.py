@@ -12,6 +12,7 @@ from harness.cli.common import (
     RESULTS_DIR,
     UserError,
     file_stems,
+    fit,
     load_records,
     out_option,
     quiet_option,
@@ -26,8 +27,10 @@ from harness.cli.common import (
 def explain(puzzle: str, timeout: float) -> None:
     """Solve PUZZLE step by step, one line per deduction, guess or backtrack, then rate it.
 
-    PUZZLE is a puzzle's text (any size), FILE:LINE for the puzzle at that line of a file,
-    or - for the one puzzle on standard input (-:LINE for the one at that line).
+    PUZZLE is a puzzle's text (any size), FILE:LINE for the puzzle that starts on line LINE
+    of a file (counted as an editor does, comment lines included: the line column of a
+    results or rating CSV), or - for the one puzzle on standard input (-:LINE for the one
+    starting on that line).
     """
     from harness.puzzles import rating
 
@@ -35,7 +38,8 @@ def explain(puzzle: str, timeout: float) -> None:
         lines = rating.explain_lines(rating.load_puzzle(puzzle), time_limit=timeout)
     except SudokuError as exc:
         raise UserError(str(exc)) from None
-    click.echo("\n".join(lines))
+    # The puzzle's line stays whole (to copy); the rating's is wrapped at 100 columns.
+    click.echo("\n".join([*lines[:-1], fit(lines[-1])]))
 
 
 @click.command("rate")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from harness.cli.common import UserError
 #: What the shorthand in the backends' descriptions means.
 SHORTHAND = (
     "Shorthand: 'seed 000'..'seed 004' name the solver write-ups this project started from "
-    "(../shared/seeds/; benchmarks/reproduce.py SEED reruns each one's comparison): 000 "
+    "(docs/benchmarks.md, Reproductions, gives each one's comparison as rerun here): 000 "
     "backtracking, plain and fewest-candidates; 001 Norvig's propagation, with Vermeer's "
     "pairs; 002 singles before backtracking, iterative; 003 a book chapter's backtrack and "
     "rule ladder; 004 backtracking with AC-3, where approach A/B is the cell choice and "
@@ -22,8 +23,22 @@ SHORTHAND = (
 )
 
 
+class _Wrapper(textwrap.TextWrapper):
+    """Breaks a line at spaces and after a '|' (a long list of choices), never inside a
+    word or at a hyphen."""
+
+    wordsep_simple_re = re.compile(r"(\s+|(?<=\|)(?=\S))")
+
+
 def _wrapped(text: str, indent: str, width: int = 100) -> str:
-    return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=indent + "  ")
+    wrapper = _Wrapper(
+        width,
+        initial_indent=indent,
+        subsequent_indent=indent + "  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return wrapper.fill(text)
 
 
 @click.command("backends")
@@ -76,16 +91,19 @@ def _describe(name: str, cls: type[Backend], origin: str = "") -> None:
     help="Folder of puzzle files to list [default: the project's datasets/].",
 )
 @click.option(
-    "--no-rate", is_flag=True, help="Skip the difficulty mix (harness.puzzles.rating tiers)."
+    "--solve",
+    is_flag=True,
+    help="Also solve every puzzle: each file's solution counts (dlx, limit=2) and difficulty "
+    "mix ('harness rate' tiers). Takes seconds; the listing alone only reads the files.",
 )
-def datasets(directory: Path | None, no_rate: bool) -> None:
-    """List the shipped datasets (size, count, solutions, difficulty mix, the command that
-    made each) and describe the public collections you may bring."""
+def datasets(directory: Path | None, solve: bool) -> None:
+    """List the shipped datasets (size, count, givens, what each file states, the command
+    that made each) and describe the public collections you may bring."""
     from harness.puzzles import catalog
 
-    rate = None if no_rate else catalog.rate_record
+    rate, count = (catalog.rate_record, catalog.count_record) if solve else (None, None)
     try:
-        text = catalog.catalog_text(directory or catalog.DATASETS_DIR, rate=rate)
+        text = catalog.catalog_text(directory or catalog.DATASETS_DIR, rate, count)
     except SudokuError as exc:
         raise UserError(str(exc)) from None
     click.echo(text, nl=False)

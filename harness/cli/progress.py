@@ -1,12 +1,13 @@
 """The progress display of ``harness run``: elapsed time, ETA, what runs now, and how many
 rows so far timed out, failed or were wrong.
 
-On a terminal it is one line redrawn in place; elsewhere (a CI log) it is one short line
-every few seconds. Either fits the terminal's width (100 columns off a terminal, unless
-``COLUMNS`` says otherwise): what runs now is shortened first, so the counts of timeouts,
-errors and wrong answers always show (once a line drops the dataset's folders, every later
-line does, so a log's lines stay alike). At the end it prints the total time. ``quiet``
-silences all of it.
+The ETA prices each step left at each backend's mean worker time per step so far
+(:meth:`Progress.estimate`). On a terminal it is one line redrawn in place; elsewhere (a CI
+log) it is one short line every few seconds. Either fits the terminal's width (100 columns
+off a terminal, unless ``COLUMNS`` says otherwise): what runs now is shortened first, so the
+counts of timeouts, errors and wrong answers always show (once a line drops the dataset's
+folders, every later line does, so a log's lines stay alike). At the end it prints the
+total time. ``quiet`` silences all of it.
 The runner calls :meth:`Progress.update` with the number of finished steps and, when it has
 one, the row just written.
 """
@@ -54,10 +55,14 @@ class Progress:
         self.start = clock()
         self.shown = -float("inf")  # when the last line or redraw was written
         #: Steps that took solving: rows, but not a resumed run's (no row) nor UNAVAILABLE
-        #: ones (written at once). The ETA's rate is theirs, measured from the first of
-        #: them (``first``: when, and the count then), so the start-up is left out.
+        #: ones (written at once). The ETA is theirs, measured from the first of them
+        #: (``first``: when, and the count then), so the start-up is left out.
         self.solved = 0
         self.first: tuple[float, int] | None = None
+        #: Per backend: its solved steps and their seconds in the worker (``wall_s``).
+        self.backends: dict[str, list[float]] = {}
+        #: The worker seconds of the solved steps after the first.
+        self.worked = 0.0
         self.resumed = 0  #: steps a resumed run had already (no row, no status counted)
         #: Whether what runs now names its dataset's folders: until a line lacks the room.
         self.folders = True
@@ -91,9 +96,7 @@ class Progress:
             if counted:
                 self.counts[counted] += 1
             if status != "UNAVAILABLE":
-                self.solved += steps
-                if self.first is None:
-                    self.first = (self.clock(), self.solved)
+                self._solved(steps, str(row.get("backend", "")), row.get("wall_s"))
         if self.quiet:
             return
         now = self.clock()
@@ -121,13 +124,53 @@ class Progress:
         short = _shortened(current, room)
         return head + (f"; {short}" if short else "") + tail
 
+    def _solved(self, steps: int, backend: str, wall: object) -> None:
+        """Count ``steps`` solved by ``backend`` in ``wall`` seconds of worker time."""
+        try:
+            seconds = max(float(wall), 0.0)  # type: ignore[arg-type]
+        except (TypeError, ValueError):  # no time recorded: counted at the backend's mean
+            seconds = None
+        spent = self.backends.setdefault(backend, [0.0, 0.0])
+        if seconds is None:
+            seconds = spent[1] / spent[0] * steps if spent[0] else 0.0
+        spent[0] += steps
+        spent[1] += seconds
+        self.solved += steps
+        if self.first is None:
+            self.first = (self.clock(), self.solved)
+        else:
+            self.worked += seconds
+
     def _eta(self, now: float) -> str:
-        """The steps left at the rate of the solved ones since the first (see
-        :attr:`solved`); ``?`` until one more has been solved."""
-        if self.first is None or self.solved <= self.first[1] or now <= self.first[0]:
-            return "?"
+        """The time the steps left take, at each backend's mean so far (see
+        :meth:`estimate`); ``?`` until some backend has solved twice: the plan runs every
+        backend on a puzzle before the next, so by then each has been timed."""
+        seconds = self.estimate(now)
+        return "?" if seconds is None else duration(seconds)
+
+    def estimate(self, now: float) -> float | None:
+        """Seconds until the run ends, or None while it cannot be told (see :meth:`_eta`).
+
+        Every backend runs every puzzle, so the steps left are shared equally among the
+        backends: each step left costs the mean over the backends of their mean worker
+        seconds per step. That is scaled to the run's clock by the time since the first
+        solved step over the worker seconds of the steps solved since (parallel workers,
+        warm-ups, the harness's own work). A slow backend therefore counts as much before
+        its turn on a puzzle as after it, and the estimate moves with the puzzles' cost,
+        not with the order the backends happen to run in.
+        """
+        if self.first is None or now <= self.first[0]:
+            return None
+        if not any(steps >= 2 for steps, _ in self.backends.values()):
+            return None
         since, solved = self.first
-        return duration((now - since) / (self.solved - solved) * (self.total - self.done))
+        left = self.total - self.done
+        if self.worked <= 0:  # no worker times: the rate of the steps since the first
+            return (now - since) / (self.solved - solved) * left
+        per_step = sum(spent / steps for steps, spent in self.backends.values()) / len(
+            self.backends
+        )
+        return (now - since) / self.worked * per_step * left
 
     def final_line(self) -> str:
         """What the run did, in how long: ``done: 950 rows in 5:20; timeouts 3, ...``; for

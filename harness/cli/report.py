@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from backends.errors import SudokuError
-from harness.cli.common import UserError, write_file
+from harness.cli.common import UserError, given_once, write_file
 
 PLOT_SUFFIXES = (".svg", ".png", ".pdf")
 
@@ -46,7 +46,10 @@ merge_option = click.option(
     "a run column in a table, a backend labelled with its file in a plot).",
 )
 pair_option = click.option(
-    "--pair", default=None, help="Two backends A,B for the scatter plot [default: the two best]."
+    "--pair",
+    multiple=True,
+    callback=given_once,
+    help="Two backends A,B for the scatter plot [default: the two best].",
 )
 time_option = click.option(
     "--time",

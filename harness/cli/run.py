@@ -330,11 +330,11 @@ def _config(given: dict[str, Any], jobs: int, out: Path | None, resume: bool) ->
 def _note_jobs(jobs: int, quiet: bool) -> None:
     cores = os.cpu_count() or 1
     if jobs >= cores and not quiet:
-        click.echo(
+        note = (
             f"note: --jobs {jobs} on {cores} core(s): workers share the CPUs with each other "
-            "and with the harness, so times are higher than with fewer jobs (recorded per row)",
-            err=True,
+            "and with the harness, so times are higher than with fewer jobs (recorded per row)"
         )
+        click.echo(fit(note), err=True)
 
 
 def resume_command(config: runner.RunConfig, width: int = 100) -> str:

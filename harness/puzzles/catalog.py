@@ -21,16 +21,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from backends.errors import SudokuError
+from harness.puzzles import rating
+from harness.puzzles.rating import ALL_TIERS, COUNT_BACKEND, MULTI
 from harness.puzzles.readers import PuzzleRecord, read_puzzles
 
 #: The project's own datasets folder.
 DATASETS_DIR = Path(__file__).resolve().parents[2] / "datasets"
 #: Seconds :func:`shipped_datasets` lets :func:`harness.puzzles.rating.rate` spend on one puzzle.
 RATE_TIME_LIMIT = 10.0
-#: The backend that counts each shipped puzzle's solutions (``limit=2``).
-COUNT_BACKEND = "dlx"
-#: Label of a puzzle with two or more solutions (rating its first solution would mislead).
-MULTI = "multi-solution"
 #: Text width of ``harness datasets``.
 WIDTH = 100
 
@@ -96,17 +95,16 @@ def _header(path: Path) -> list[str]:
 def rate_record(record: PuzzleRecord) -> str:
     """A puzzle's tier by :func:`harness.puzzles.rating.rate` (at most :data:`RATE_TIME_LIMIT` s
     of rating)."""
-    from harness.puzzles.rating import rate
-
-    return rate(record.puzzle, time_limit=RATE_TIME_LIMIT).tier
+    return rating.rate(record.puzzle, time_limit=RATE_TIME_LIMIT).tier
 
 
 def count_record(record: PuzzleRecord) -> int:
-    """Solutions :data:`COUNT_BACKEND` finds for a puzzle with ``limit=2`` (0, 1 or 2)."""
-    from backends import make_backend
-
-    backend = make_backend(COUNT_BACKEND)
-    return backend.solve(backend.encode(record.puzzle), limit=2).solutions_found
+    """Solutions :data:`~harness.puzzles.rating.COUNT_BACKEND` finds for a puzzle with
+    ``limit=2`` (0, 1 or 2): :func:`harness.puzzles.rating.count_solutions`."""
+    found = rating.count_solutions(record.puzzle)
+    if found is None:  # no time limit: only a failing backend gives no count
+        raise SudokuError(f"{record.dataset}:{record.line}: {COUNT_BACKEND} gave no count")
+    return found
 
 
 def _tier(record: PuzzleRecord, found: int | None, rate: RecordRate) -> str:
@@ -153,10 +151,7 @@ def summarise(
 
 
 def _tier_order(tier: str) -> tuple[int, str]:
-    from harness.puzzles.rating import ALL_TIERS
-
-    order = (*ALL_TIERS, MULTI)
-    return (order.index(tier) if tier in order else len(order), tier)
+    return (ALL_TIERS.index(tier) if tier in ALL_TIERS else len(ALL_TIERS), tier)
 
 
 def shipped_datasets(
@@ -248,8 +243,8 @@ PUBLIC_COLLECTIONS: tuple[PublicCollection, ...] = (
         name="Royle's 17-clue list",
         where=(
             "Gordon Royle (University of Western Australia) kept it on his 'minimum Sudoku' "
-            "page, now gone; an archived copy is at https://web.archive.org/web/2012072218"
-            "0233/http://mapleta.maths.uwa.edu.au/~gordon/sudokumin.php",
+            "page, now gone; the Wayback Machine's copy of 2012 is at "
+            "https://web.archive.org/web/2012/http://mapleta.maths.uwa.edu.au/~gordon/sudokumin.php",
             "a copy with later additions: data/puzzles2_17_clue in "
             "https://github.com/t-dillon/tdoku/raw/master/data.zip",
         ),
@@ -314,9 +309,13 @@ def catalog_text(
     rate: RecordRate | None = rate_record,
     count: RecordCount | None = count_record,
 ) -> str:
-    """What ``harness datasets`` prints: the shipped datasets, then the public collections."""
+    """What ``harness datasets`` prints: the shipped datasets, then the public collections.
+    Without ``rate`` and ``count`` the files are only read, and a line says how to have
+    their puzzles solved."""
+    solved = rate is not None or count is not None
     lines = [
         f"Shipped datasets ({directory}):",
+        *([] if solved else ["(as read; --solve also counts solutions and rates difficulty)"]),
         "",
         *describe_shipped(shipped_datasets(directory, rate, count)),
         "",

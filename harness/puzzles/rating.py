@@ -21,9 +21,14 @@ Tiers
 From the level and the guesses: ``easy`` (singles only, level 0), ``medium`` (level 1:
 pairs and locked candidates), ``hard`` (level 2: triples, quads, x-wing, xy/xyz-wing),
 ``expert`` (level 3: fish, single-digit chains, wings, xy/x-chains, aic, forcing chains) and
-``needs-guess`` (the ladder got stuck at least once). Two more tiers are not difficulties:
-``unsolvable`` (the solver proved there is no solution) and ``unrated`` (its time limit ran
-out first).
+``needs-guess`` (the ladder got stuck at least once). Three more tiers are not
+difficulties: ``multi-solution`` (the puzzle has two or more solutions, so it has no one
+difficulty: the steps rated are those to the first solution found), ``unsolvable`` (the
+solver proved there is no solution) and ``unrated`` (its time limit ran out first).
+
+Uniqueness is asked of :data:`COUNT_BACKEND` (``limit=2``) only when the ladder guessed: its
+deductions are sound for any solution (none assumes the puzzle unique), so a puzzle they
+solve without a guess has that one solution.
 """
 
 from __future__ import annotations
@@ -43,8 +48,12 @@ from harness.puzzles.readers import PuzzleRecord, ReadResult, read_puzzles, read
 
 #: Difficulty tiers, easiest first; index = level (4: needs a guess).
 TIERS: tuple[str, ...] = ("easy", "medium", "hard", "expert", "needs-guess")
+#: The tier of a puzzle with two or more solutions.
+MULTI = "multi-solution"
 #: Every tier a rating can have, in table order.
-ALL_TIERS: tuple[str, ...] = (*TIERS, "unsolvable", "unrated")
+ALL_TIERS: tuple[str, ...] = (*TIERS, MULTI, "unsolvable", "unrated")
+#: The backend that counts a puzzle's solutions (``limit=2``).
+COUNT_BACKEND = "dlx"
 #: The seconds one puzzle may take before it is ``unrated``, unless told otherwise.
 DEFAULT_TIME_LIMIT = 60.0
 
@@ -83,6 +92,8 @@ class Rating:
     counts: dict[str, int] = field(default_factory=dict)
     status: str = Status.SOLVED.value
     steps: int = 0
+    #: False when the puzzle has two or more solutions (None: not known, its count timed out).
+    unique: bool | None = True
 
     @property
     def tier(self) -> str:
@@ -90,11 +101,29 @@ class Rating:
             return "unsolvable"
         if self.status != Status.SOLVED.value:
             return "unrated"
+        if self.unique is False:
+            return MULTI
         return tier_for(self.level, self.guesses)
 
 
-def rating_of(outcome: LogicOutcome) -> Rating:
-    """The rating a finished (limit 1) logic solve gives."""
+def count_solutions(puzzle: Puzzle, time_limit: float | None = None) -> int | None:
+    """The solutions :data:`COUNT_BACKEND` finds for ``puzzle`` with ``limit=2`` (0, 1 or
+    2); None when ``time_limit`` seconds ran out first."""
+    from backends import make_backend
+
+    backend = make_backend(COUNT_BACKEND)
+    result = backend.solve(backend.encode(puzzle), limit=2, time_limit=time_limit)
+    if result.status not in (Status.SOLVED, Status.UNSAT):
+        return None
+    return result.solutions_found
+
+
+def rating_of(
+    outcome: LogicOutcome, puzzle: Puzzle | None = None, time_limit: float | None = None
+) -> Rating:
+    """The rating a finished (limit 1) logic solve gives; with ``puzzle``, a solve that
+    guessed also has its solutions counted (:func:`count_solutions`), so that a puzzle with
+    two or more is ``multi-solution``."""
     status = outcome.status
     return Rating(
         hardest_strategy=outcome.hardest,
@@ -105,12 +134,23 @@ def rating_of(outcome: LogicOutcome) -> Rating:
         counts=dict(sorted(outcome.counts.items())),
         status=status.value,
         steps=outcome.steps,
+        unique=_unique(outcome, puzzle, time_limit),
     )
 
 
+def _unique(outcome: LogicOutcome, puzzle: Puzzle | None, time_limit: float | None) -> bool | None:
+    """Whether a solved puzzle has one solution: True without a guess (see the module
+    docstring), else as :func:`count_solutions` finds; True when ``puzzle`` is not given."""
+    if puzzle is None or outcome.status is not Status.SOLVED or not outcome.guesses:
+        return True
+    found = count_solutions(puzzle, time_limit)
+    return None if found is None else found == 1
+
+
 def rate(puzzle: Puzzle, time_limit: float | None = DEFAULT_TIME_LIMIT) -> Rating:
-    """Rate ``puzzle`` by solving it with the full ladder (first solution)."""
-    return rating_of(solve_puzzle(puzzle, limit=1, time_limit=time_limit))
+    """Rate ``puzzle`` by solving it with the full ladder (first solution); one with two or
+    more solutions is ``multi-solution``."""
+    return rating_of(solve_puzzle(puzzle, limit=1, time_limit=time_limit), puzzle, time_limit)
 
 
 # --------------------------------------------------------------------------- files
@@ -167,15 +207,16 @@ def tier_table(rows: Sequence[Mapping[str, Any]]) -> str:
     """A plain-text table: one line per tier with puzzles, share and median score."""
     counts = tier_counts(rows)
     total = len(rows)
-    lines = [f"{'tier':<12} {'puzzles':>7} {'share':>7} {'median score':>12}"]
+    wide = max(map(len, ALL_TIERS))
+    lines = [f"{'tier':<{wide}} {'puzzles':>7} {'share':>7} {'median score':>12}"]
     for tier, count in counts.items():
         if not count and tier not in TIERS:
             continue
         scores = sorted(float(r["score"]) for r in rows if r["tier"] == tier)
         median = f"{_median(scores):.1f}" if scores else ""
         share = f"{100 * count / total:.1f}%" if total else ""
-        lines.append(f"{tier:<12} {count:>7} {share:>7} {median:>12}")
-    lines.append(f"{'total':<12} {total:>7}")
+        lines.append(f"{tier:<{wide}} {count:>7} {share:>7} {median:>12}")
+    lines.append(f"{'total':<{wide}} {total:>7}")
     return "\n".join(lines)
 
 
@@ -201,7 +242,9 @@ def tiers_of(
 def load_puzzle(arg: str, stdin: TextIO | None = None) -> Puzzle:
     """A puzzle from a command-line argument: its text (one line, or a grid's lines), ``-``
     for the one puzzle on standard input, or ``FILE:LINE`` (``-:LINE``) for the puzzle that
-    starts at that 1-based line. Raises :class:`SudokuError` naming the problem.
+    starts on that line of the file: 1-based, comment lines counted, as in the ``line``
+    column of a results CSV. Raises :class:`SudokuError` naming the problem (for a line
+    where no puzzle starts, the lines where the file's puzzles do).
     """
     path, sep, line = arg.rpartition(":")
     if sep and line.isdigit() and (path == "-" or _is_file(path)):
@@ -212,7 +255,7 @@ def load_puzzle(arg: str, stdin: TextIO | None = None) -> Puzzle:
         for bad in result.bad:
             if bad.line == int(line):
                 raise SudokuError(str(bad))
-        raise SudokuError(f"no puzzle starts at line {line} of {path}")
+        raise SudokuError(_no_puzzle_at(path, int(line), [r.line for r in result.records]))
     if arg == "-":
         return _only_puzzle(read_puzzles(arg, stdin), "standard input", "-:LINE")
     if _is_file(arg):
@@ -220,6 +263,19 @@ def load_puzzle(arg: str, stdin: TextIO | None = None) -> Puzzle:
     if "\n" in arg:
         return _only_puzzle(read_text(arg, "puzzle"), "the puzzle text", "one puzzle")
     return Puzzle.parse(arg)
+
+
+def _no_puzzle_at(path: str, line: int, starts: Sequence[int]) -> str:
+    """Why ``path:line`` names no puzzle, and the lines where the file's puzzles start."""
+    where = f"line {line} of standard input" if path == "-" else f"{path}:{line}"
+    if not starts:
+        return f"{where}: no puzzle starts here; it holds no puzzle"
+    if len(starts) == 1:
+        return f"{where}: no puzzle starts here; its one puzzle starts on line {starts[0]}"
+    return (
+        f"{where}: no puzzle starts here; its {len(starts)} puzzles start on lines "
+        f"{starts[0]}-{starts[-1]}"
+    )
 
 
 def _is_file(path: str) -> bool:
@@ -250,11 +306,17 @@ def explain_lines(puzzle: Puzzle, time_limit: float | None = DEFAULT_TIME_LIMIT)
     width = len(str(len(log)))
     for number, step in enumerate(log, 1):
         lines.append(f"{number:>{width}}. {'  ' * step.depth}{step.text}")
-    rating = rating_of(outcome)
+    rating = rating_of(outcome, puzzle, time_limit)
     status = outcome.status
     if status is Status.SOLVED:
         solution = Puzzle(puzzle.box, outcome.solutions[0])
-        lines += ["", "solution", solution.pretty()]
+        several = rating.unique is False
+        lines += ["", "the first solution" if several else "solution", solution.pretty()]
+        if several:
+            lines.append(
+                f"not unique: {COUNT_BACKEND} finds two or more solutions (limit=2); the steps "
+                "and the rating are of the first"
+            )
     elif status is Status.UNSAT:
         lines += ["", f"no solution: {outcome.reason}"]
     else:

@@ -50,6 +50,7 @@ from harness.puzzles.generate.common import (
     CHECK_BACKEND,
     DEFAULT_BACKEND,
     DEFAULT_ITERATIONS,
+    DEFAULT_MIN_GIVENS,
     SINGLES_BACKEND,
     GenerateError,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "CHECK_BACKEND",
     "DEFAULT_BACKEND",
     "DEFAULT_ITERATIONS",
+    "DEFAULT_MIN_GIVENS",
     "SINGLES_BACKEND",
     "SYMMETRIES",
     "Candidate",

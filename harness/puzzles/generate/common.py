@@ -16,6 +16,11 @@ SINGLES_BACKEND = "mrv:inference=singles"
 CHECK_BACKEND = SINGLES_BACKEND
 #: Hill-climbing moves per candidate in adversarial mode, unless told otherwise.
 DEFAULT_ITERATIONS = 50
+#: The givens ``harness generate`` stops carving at unless told otherwise, by grid side: 0
+#: (carve to a minimal puzzle) up to 9x9, made in milliseconds; for 16x16 and 25x25 the
+#: counts of the shipped files, made in seconds, where carving and ranking a minimal puzzle
+#: can take many minutes (over ten for one 16x16), mostly the ranking backend's solve.
+DEFAULT_MIN_GIVENS: dict[int, int] = {4: 0, 9: 0, 16: 110, 25: 330}
 
 
 class GenerateError(SudokuError):

@@ -68,19 +68,30 @@ def _backend(spec: str) -> Backend:
     return _BACKENDS[spec]
 
 
-def make_candidate(seed: int, options: GenerateOptions | None = None, index: int = 0) -> Candidate:
+def make_candidate(
+    seed: int,
+    options: GenerateOptions | None = None,
+    index: int = 0,
+    stage: Progress | None = None,
+) -> Candidate:
     """The puzzle made from ``random.Random(seed)`` as ``options`` say (default: the defaults).
 
     A random grid of ``options.size``, carved with ``options.check_backend``; ranked by
     ``options.backend``'s nodes, or, with ``options.adversarial``, hill-climbed for
     ``options.iterations`` moves to raise that backend's nodes, which then rank it.
     ``require_guess`` fills ``Candidate.needs_guess``, ``difficulty`` ``Candidate.tier``.
+    ``stage``, if given, is told each step as it starts.
     """
     options = options or GenerateOptions()
+    say = stage or (lambda _message: None)
+    name = f"candidate {index + 1}"
     rng = random.Random(seed)
+    say(f"{name}: filling a random {options.size}x{options.size} grid")
     solution = random_grid(options.box, rng)
     check = _backend(options.check_backend)
+    say(f"{name}: carving, uniqueness by {options.check_backend} (limit=2)")
     puzzle = carve(solution, rng, check, options.min_givens, options.symmetry)
+    say(f"{name}: {puzzle.givens} givens; solving it with {options.ranking_backend} (limit=1)")
     start = None
     if options.adversarial is not None:
         target = _backend(options.adversarial)
@@ -97,7 +108,11 @@ def make_candidate(seed: int, options: GenerateOptions | None = None, index: int
         puzzle, nodes, start = found.puzzle, found.nodes, found.start_nodes
     else:
         nodes = effort(_backend(options.backend), puzzle, solution)
+    if options.require_guess:
+        say(f"{name}: solving it with {SINGLES_BACKEND}: does it need a guess?")
     guess = needs_guess(puzzle, _backend(SINGLES_BACKEND)) if options.require_guess else None
+    if options.difficulty is not None:
+        say(f"{name}: rating its difficulty")
     tier = rate_tier(puzzle) if options.difficulty is not None else None
     return Candidate(index, puzzle, nodes, guess, tier, start)
 
@@ -109,8 +124,11 @@ def candidate_seeds(seed: int) -> Iterator[int]:
         yield master.getrandbits(64)
 
 
-def _candidates(options: GenerateOptions, jobs: int, limit: int | None) -> Iterator[Candidate]:
-    """Candidates 0, 1, 2, ... (at most ``limit``), in index order, made on ``jobs`` cores.
+def _candidates(
+    options: GenerateOptions, jobs: int, limit: int | None, stage: Progress
+) -> Iterator[Candidate]:
+    """Candidates 0, 1, 2, ... (at most ``limit``), in index order, made on ``jobs`` cores;
+    on one, ``stage`` is told each step of each candidate.
 
     With several jobs, a window of ``4 * jobs`` candidates is in flight; closing the
     iterator early cancels those not started.
@@ -119,8 +137,9 @@ def _candidates(options: GenerateOptions, jobs: int, limit: int | None) -> Itera
     indices = iter(range(limit) if limit is not None else itertools.count())
     if jobs <= 1:
         for i in indices:
-            yield make_candidate(next(seeds), options, i)
+            yield make_candidate(next(seeds), options, i, stage)
         return
+    stage(f"making {options.size}x{options.size} candidates on {jobs} worker processes")
     from concurrent.futures import Future, ProcessPoolExecutor  # only for jobs > 1
 
     executor = ProcessPoolExecutor(max_workers=jobs)
@@ -149,10 +168,14 @@ def max_tries(options: GenerateOptions) -> int | None:
 
 
 def generate(
-    options: GenerateOptions, jobs: int = 1, progress: Progress | None = None
+    options: GenerateOptions,
+    jobs: int = 1,
+    progress: Progress | None = None,
+    stage: Progress | None = None,
 ) -> Generated:
     """Make the puzzles ``options`` ask for. Deterministic in ``options``; ``jobs`` only
-    changes the speed.
+    changes the speed. ``progress`` is told each candidate kept (or made, with a pool);
+    ``stage`` what is being done now, many times a second with small grids.
 
     * Without a pool: candidates 0, 1, 2, ... in order, keeping each that qualifies
       (``require_guess``, ``difficulty``) until ``count`` are kept; output in that order.
@@ -161,21 +184,25 @@ def generate(
     """
     options.validate()
     say = progress or (lambda _message: None)
+    doing = stage or (lambda _message: None)
     if options.pool is None:
-        return _first_qualifying(options, jobs, say)
-    return _hardest_of_pool(options, options.pool, jobs, say)
+        return _first_qualifying(options, jobs, say, doing)
+    return _hardest_of_pool(options, options.pool, jobs, say, doing)
 
 
-def _first_qualifying(options: GenerateOptions, jobs: int, say: Progress) -> Generated:
+def _first_qualifying(
+    options: GenerateOptions, jobs: int, say: Progress, stage: Progress
+) -> Generated:
     """The first ``count`` candidates that qualify, in index order."""
     kept: list[Candidate] = []
     made = 0
-    stream = _candidates(options, jobs, max_tries(options))
+    stream = _candidates(options, jobs, max_tries(options), stage)
     for candidate in stream:
         made += 1
         if options.qualifies(candidate):
             kept.append(candidate)
             say(f"kept {len(kept)}/{options.count} of {made} made")
+        stage(f"{made} made, {len(kept)}/{options.count} kept")
         if len(kept) == options.count:
             stream.close()
             return Generated(options, tuple(kept), made)
@@ -185,14 +212,17 @@ def _first_qualifying(options: GenerateOptions, jobs: int, say: Progress) -> Gen
     )
 
 
-def _hardest_of_pool(options: GenerateOptions, size: int, jobs: int, say: Progress) -> Generated:
+def _hardest_of_pool(
+    options: GenerateOptions, size: int, jobs: int, say: Progress, stage: Progress
+) -> Generated:
     """Of ``size`` candidates, the ``count`` qualifying ones with the most nodes."""
     pool: list[Candidate] = []
     every = max(10, size // 50)
-    for candidate in _candidates(options, jobs, size):
+    for candidate in _candidates(options, jobs, size, stage):
         pool.append(candidate)
         if len(pool) % every == 0 or len(pool) == size:
             say(f"made {len(pool)}/{size}")
+        stage(f"made {len(pool)}/{size}")
     qualifying = [c for c in pool if options.qualifies(c)]
     if len(qualifying) < options.count:
         raise GenerateError(

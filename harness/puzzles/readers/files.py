@@ -17,7 +17,6 @@ import io
 import os
 import shutil
 import stat
-import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
@@ -27,7 +26,13 @@ from typing import BinaryIO, TextIO
 from harness.puzzles.readers import dispatch
 from harness.puzzles.readers.dispatch import parse
 from harness.puzzles.readers.records import BadLine, BadLines, PuzzleRecord
-from harness.puzzles.readers.source import bounded_batches, open_raw, open_text, text_of
+from harness.puzzles.readers.source import (
+    bounded_batches,
+    open_raw,
+    open_text,
+    standard_input,
+    text_of,
+)
 
 
 @dataclass
@@ -96,6 +101,7 @@ class PuzzleFiles:
         """``path`` (``-``: standard input) as text, its bytes copied to a temporary file
         as they are read (by the same name: a ``.gz`` one must be gzip), to be read again
         from there."""
+        stream = standard_input(self._stdin) if path == "-" else None
         if not self._spools:
             self._folder = self._cleanup.enter_context(
                 tempfile.TemporaryDirectory(prefix="harness-")
@@ -104,9 +110,8 @@ class PuzzleFiles:
         copy_path = os.path.join(self._folder, str(len(self._spools)), name)
         os.mkdir(os.path.dirname(copy_path))
         self._spools[path] = copy_path
-        if path != "-":
+        if stream is None:
             return text_of(_Tee(open_raw(path), open(copy_path, "wb")), path, owned=True)
-        stream = sys.stdin if self._stdin is None else self._stdin
         binary = getattr(stream, "buffer", None)
         if binary is not None:
             return text_of(_Tee(binary, open(copy_path, "wb"), owned=False), path, owned=True)

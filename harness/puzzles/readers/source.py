@@ -54,6 +54,15 @@ class _Rejoined(io.RawIOBase):
         super().close()
 
 
+def standard_input(stdin: TextIO | None = None) -> TextIO:
+    """``stdin``, or else ``sys.stdin``; :class:`DatasetError` when standard input is closed
+    (``<&-``: Python then leaves ``sys.stdin`` None)."""
+    stream = sys.stdin if stdin is None else stdin
+    if stream is None:
+        raise DatasetError("cannot read standard input: it is closed")
+    return stream
+
+
 def open_text(path: str, stdin: TextIO | None = None) -> tuple[TextIO, bool]:
     """Open ``path`` (``-``: ``stdin``, default ``sys.stdin``) once, as UTF-8 text with
     universal newlines, ungzipping it when its first bytes are gzip's magic number.
@@ -62,7 +71,7 @@ def open_text(path: str, stdin: TextIO | None = None) -> tuple[TextIO, bool]:
     Raises :class:`DatasetError` when it cannot be opened, or is named ``.gz`` and is not gzip.
     """
     if path == "-":
-        stream = sys.stdin if stdin is None else stdin
+        stream = standard_input(stdin)
         binary = getattr(stream, "buffer", None)
         if binary is None:  # text only (an io.StringIO): no gzip to sniff
             return stream, False
