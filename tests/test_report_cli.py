@@ -63,7 +63,7 @@ def results_csv(path: Path, scale: float = 1.0) -> Path:
         "machine": {"cpu_model": "test cpu", "cpu_count": 2},
         "packages": {"pandas": "2"},
     }
-    path.with_name(path.stem + ".meta.json").write_text(json.dumps(meta))
+    path.with_name(path.name + ".meta.json").write_text(json.dumps(meta))
     return path
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.results.compact import CompactRows
+from harness.results.lock import Lock
 from harness.results.provenance import replace_atomically
 from harness.results.reading import whole_lines
 from harness.results.schema import _ESCAPE_FIRST, _STARTS_RISKY, cell_texts, escape_cell
@@ -35,7 +36,9 @@ class RowWriter:
     lacks, the file is rewritten once, atomically, with the wider header). Without it the
     file is started afresh; overwriting an existing one is an error the caller must avoid.
     What the end of the run reads of each row goes to ``compact`` (the caller gives it the
-    rows already in the file).
+    rows already in the file). ``lock``, the run's lock on the file
+    (:class:`harness.results.lock.Lock`), is taken on each new version before it replaces
+    the file.
     """
 
     def __init__(
@@ -44,8 +47,10 @@ class RowWriter:
         columns: Sequence[str],
         header: list[str] | None = None,
         compact: CompactRows | None = None,
+        lock: Lock | None = None,
     ) -> None:
         self.path = path
+        self._lock = None if lock is None else lock.take
         header = header or []
         self.columns = header + [c for c in columns if c not in header]
         self.compact = compact
@@ -53,9 +58,9 @@ class RowWriter:
             compact.add_native(self.columns)
         path.parent.mkdir(parents=True, exist_ok=True)
         if not header:
-            rewrite(path, self.columns, fresh=True)
+            rewrite(path, self.columns, fresh=True, lock=self._lock)
         elif self.columns != header or not _ends_with_newline(path):
-            rewrite(path, self.columns)
+            rewrite(path, self.columns, lock=self._lock)
         self._open()
 
     def _open(self) -> None:
@@ -110,7 +115,7 @@ class RowWriter:
         file is rewritten once, a row at a time, atomically."""
         if changes:
             self._file.close()
-            rewrite(self.path, self.columns, changes)
+            rewrite(self.path, self.columns, changes, lock=self._lock)
             self._open()
 
     def add_columns(self, names: Iterable[str]) -> None:
@@ -123,7 +128,7 @@ class RowWriter:
             if self.compact is not None:
                 self.compact.add_native(new)
             self._file.close()
-            rewrite(self.path, self.columns)
+            rewrite(self.path, self.columns, lock=self._lock)
             self._open()
 
     def close(self) -> None:
@@ -161,11 +166,17 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 def rewrite(
-    path: Path, columns: Sequence[str], changes: Changes | None = None, fresh: bool = False
+    path: Path,
+    columns: Sequence[str],
+    changes: Changes | None = None,
+    fresh: bool = False,
+    lock: Callable[[int], None] | None = None,
 ) -> None:
     """Write ``path`` again, atomically, a row at a time: the header ``columns`` (a wider
     one than the file's: its rows get empty cells there), the cells in ``changes`` set, a
-    torn last line left out. ``fresh``: a new file of the header only."""
+    torn last line left out. ``fresh``: a new file of the header only. ``lock`` is given
+    the new file before it replaces the old (see
+    :func:`~harness.results.provenance.replace_atomically`)."""
     changes = changes or {}
 
     def write(f: io.TextIOBase) -> None:
@@ -184,4 +195,4 @@ def rewrite(
                     fields[at(column)] = escape_cell(text)
                 writer.writerow(fields)
 
-    replace_atomically(path, write)
+    replace_atomically(path, write, lock)
