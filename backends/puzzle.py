@@ -32,6 +32,7 @@ Pass ``alphabet=`` to :meth:`Puzzle.parse` to remove any doubt.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -54,6 +55,26 @@ Grid = tuple[Digit, ...]
 def canonical_alphabet(n: int) -> str:
     """The canonical symbols for digits ``1..n``: ``1-9`` then ``A``, ``B``, ..."""
     return _DIGITS_AND_LETTERS[:n]
+
+
+def grid_text(n: int, cells: Sequence[int]) -> str:
+    """A backend's answer as one line of canonical symbols; ``?`` for what is not a digit.
+
+    For a valid grid this is :meth:`Puzzle.to_string`; a wrong one is still written down,
+    as far as it can be, so the row shows what the backend answered.
+    """
+    table = _GRID_TABLES.get(n)
+    if table is None:
+        symbols = ("." + canonical_alphabet(n)).encode()
+        table = _GRID_TABLES[n] = symbols + b"?" * (256 - len(symbols))
+    try:  # every value a byte (the common case): one translation
+        return bytes(cells).translate(table).decode()
+    except (ValueError, TypeError):  # a value below 0, above 255, or not an integer
+        return "".join(chr(table[d]) if 0 <= d <= n else "?" for d in cells)
+
+
+#: Per grid side n: the byte that stands for each value 0..255 in :func:`grid_text`.
+_GRID_TABLES: dict[int, bytes] = {}
 
 
 def alphabets(n: int) -> dict[str, str]:

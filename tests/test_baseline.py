@@ -13,9 +13,9 @@ from backends.puzzle import Puzzle
 from harness import gate
 from harness.cli import main
 from harness.exit_codes import CheckExit
-from harness.results import read_rows
 from tests.conftest import pattern_puzzle
 from tests.fake_backends import _Fake, _pattern_answer
+from tests.results_file import read_rows
 
 PROJECT = Path(__file__).resolve().parents[1]
 BASELINE = PROJECT / "results" / "baselines" / "ci-easy.csv"

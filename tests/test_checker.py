@@ -45,8 +45,9 @@ def test_rejects_wrong_length() -> None:
 
 
 def test_rejects_out_of_range_digit() -> None:
-    """A 0 left in the answer is not a digit."""
-    assert "r1c2 holds 0, not a digit 1..9" == check_solution(PUZZLE, (4, 0, *SOLVED[2:]))
+    """A 0 left in the answer is an empty cell, and 10 is not a digit."""
+    assert "r1c3 holds 10, not a digit 1..9" == check_solution(PUZZLE, (4, 3, 10, *SOLVED[3:]))
+    assert "r1c2 is empty" == check_solution(PUZZLE, (4, 0, *SOLVED[2:]))
 
 
 def test_accepts_4x4() -> None:

@@ -7,10 +7,10 @@ import tracemalloc
 
 import numpy as np
 import pytest
-
 from harness.results.compact import CompactRows, Spilled
-from harness.tables import chunked, summary
 from harness.tables.rows import Coded
+
+from harness.tables import chunked, summary
 
 
 def pieces_of(values: np.ndarray, size: int) -> chunked.Pieces:

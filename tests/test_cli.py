@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from harness.cli import main
 from harness.cli.run import resume_command
 from harness.exit_codes import RunExit
-from harness.results import read_rows
 from harness.run import runner
 from tests.conftest import pattern_puzzle
+from tests.results_file import read_rows
 
 TOP1 = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 

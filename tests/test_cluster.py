@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from backends.base import Status
 from harness.cli import main
 from harness.exit_codes import RunExit
-from harness.results import provenance, read_rows, row_key
+from harness.results import provenance, row_key
 from harness.run.cluster import (
     ClusterError,
     ClusterTarget,
@@ -39,6 +39,7 @@ from harness.run.cluster.chunks import CHUNK_TARGET_S, FIRST_CHUNK, MIN_CHUNK_S,
 from harness.run.worker import Outcome, Task, WorkerPool
 from tests.conftest import pattern_puzzle
 from tests.puzzles import PROJECT_DATASETS
+from tests.results_file import read_rows
 
 distributed = pytest.importorskip("distributed", reason="needs pip install 'sudoku-harness[dask]'")
 

@@ -18,10 +18,10 @@ from click.testing import CliRunner
 from backends import make_backend
 from backends.cmd_backend import EXAMPLE, SolverError
 from harness.cli import main
-from harness.results import read_rows
 from harness.run.plan import HOST
 from harness.run.worker import handle
 from tests.conftest import PROJECT, pattern_puzzle
+from tests.results_file import read_rows
 
 FAKE = PROJECT / "tests" / "fake_solver.py"
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 
 import pytest
-
 from harness.gc_pause import gc_paused
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.check.crosscheck import cross_check
-from harness.results import read_rows
 from harness.results.compact import STATUSES, CompactRows
+
+from harness.check.crosscheck import cross_check
 from harness.results.writer import RowWriter
+from tests.results_file import read_rows
 
 COLUMNS = ["dataset", "line", "puzzle", "backend", "repeat", "limit", "status", "message"]
 

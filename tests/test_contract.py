@@ -16,9 +16,10 @@ from backends.errors import BackendError
 from backends.puzzle import Puzzle
 from harness.check.checker import check_solution
 from harness.puzzles.readers import PuzzleRecord, read_puzzles
-from harness.results import BASE_COLUMNS, read_rows
+from harness.results import BASE_COLUMNS
 from harness.run import runner
 from tests.puzzles import shipped
+from tests.results_file import read_rows
 
 NAMES = sorted(REGISTRY)
 #: The backend every other one is compared with: pure Python, so always there, and every size.

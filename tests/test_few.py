@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from harness.results.compact import CompactRows
 
 from backends.base import Status
-from harness.results.compact import CompactRows
 from harness.tables import few, render, summary
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -20,9 +20,9 @@ from backends.errors import BackendOptionError
 from backends.lib import LibBackend
 from backends.puzzle import Puzzle
 from harness.cli import main
-from harness.results import read_rows
 from harness.run.config import bare_worker_mib
 from tests.conftest import PROJECT, pattern_puzzle
+from tests.results_file import read_rows
 
 EXAMPLE = PROJECT / "examples" / "lib" / "solver.c"
 #: Wrappers around the example's function, each misbehaving on one kind of puzzle: its

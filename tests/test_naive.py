@@ -13,9 +13,9 @@ from backends.naive import NaiveBackend
 from backends.puzzle import Puzzle
 from harness.check.checker import check_solution
 from harness.puzzles.readers import PuzzleRecord
-from harness.results import read_rows
 from harness.run import runner
 from tests.puzzles import SHARED_DATASETS, shipped
+from tests.results_file import read_rows
 
 PROJECT = Path(__file__).resolve().parents[1]
 

@@ -16,9 +16,10 @@ from click.testing import CliRunner
 
 from harness.cli import main
 from harness.exit_codes import RunExit
-from harness.results import ResultsError, RowWriter, columns_for, exclusive, provenance, read_rows
+from harness.results import ResultsError, RowWriter, columns_for, exclusive, provenance
 from harness.results.provenance import meta_path_for
 from tests.conftest import PROJECT, pattern_puzzle
+from tests.results_file import read_rows
 
 #: A bash function ``H`` that runs the harness's console script.
 HARNESS = f"H() {{ '{sys.executable}' -c 'from harness.cli.entry import main; main()' \"$@\"; }}"

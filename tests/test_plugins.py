@@ -25,7 +25,7 @@ from backends.errors import BackendUnavailableError, UnknownBackendError
 from backends.mrv import MrvBackend
 from harness.cli import main
 from harness.exit_codes import RunExit
-from harness.results import read_rows
+from tests.results_file import read_rows
 
 PROJECT = Path(__file__).resolve().parents[1]
 EXAMPLE = PROJECT / "examples" / "plugin"

@@ -205,26 +205,6 @@ def test_plain_puzzles_between_blank_lines_and_comments() -> None:
     assert general == fast
 
 
-def test_no_collection_follows_reading(tmp_path: Path) -> None:
-    """Reading 1000 puzzles: no collection starts, then or at the next allocations."""
-    path = tmp_path / "p.txt"
-    path.write_text(f"{PUZ}\n{PUZ2}\n" * 500)
-    started: list[int] = []
-
-    def note(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            started.append(info["generation"])
-
-    gc.collect()
-    gc.callbacks.append(note)
-    try:
-        result = read_puzzles(path)
-        after = [[] for _ in range(100)]
-    finally:
-        gc.callbacks.remove(note)
-    assert (1000, 100, [], True) == (len(result.records), len(after), started, gc.isenabled())
-
-
 def test_a_callers_frozen_objects_stay_frozen(tmp_path: Path) -> None:
     """Objects frozen before read_puzzles are still frozen after it."""
     path = tmp_path / "p.txt"

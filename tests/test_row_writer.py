@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from backends.base import Status
-from harness.results import RowWriter, escape_cell, read_rows, schema
+from harness.results import RowWriter, escape_cell, schema
 from harness.results import writer as writer_module
+from tests.results_file import read_rows
 
 COLUMNS = schema.columns_for([])
 

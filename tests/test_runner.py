@@ -8,10 +8,11 @@ import pytest
 
 from backends.base import Status
 from harness.puzzles.readers import PuzzleRecord
-from harness.results import KEY_COLUMNS, read_rows
+from harness.results import KEY_COLUMNS
 from harness.run import runner
 from harness.run.worker import Task, WorkerPool
 from tests.conftest import pattern_puzzle
+from tests.results_file import read_rows
 
 
 def records(count: int = 2, box: int = 2) -> list[PuzzleRecord]:

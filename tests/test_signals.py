@@ -14,9 +14,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from harness.results import read_rows
 from tests.conftest import PROJECT, pattern_puzzle
 from tests.fake_backends import SOLVING_MARK
+from tests.results_file import read_rows
 
 # Runs `harness run` in a child Python with the fake backends registered, on one 4x4 puzzle
 # per line of puzzles.txt; the CLI's own exit code is the process's.

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
+from harness.results.compact import CompactRows
 
 from harness.cli import main
 from harness.results import columns_for
-from harness.results.compact import CompactRows
 from harness.results.writer import RowWriter
 from harness.tables import render, summary
 

@@ -11,16 +11,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from harness.results.compact import CompactRows
 
 from backends.base import Status
 from backends.puzzle import Puzzle
 from harness.cli import main
 from harness.puzzles.readers import PuzzleRecord
-from harness.results import BASE_COLUMNS, read_rows
-from harness.results.compact import CompactRows
+from harness.results import BASE_COLUMNS
 from harness.tables import frames as tables
 from harness.tables import render, summary
 from tests.conftest import PROJECT
+from tests.results_file import read_rows
 
 ANSWERED = ("SOLVED", "UNSAT")
 

@@ -23,11 +23,11 @@ from backends.base import SolveResult, Status
 from backends.puzzle import Puzzle
 from harness import exit_codes
 from harness.cli import main
-from harness.results import read_rows
 from harness.results.companions import meta_path_for
 from harness.tables import frames as tables
 from tests.conftest import PROJECT, pattern_puzzle
 from tests.fake_backends import _Fake, _pattern_answer
+from tests.results_file import read_rows
 
 # `harness run` in a child Python with the fake backends registered.
 SCRIPT = """
@@ -271,9 +271,10 @@ def test_a_disputed_count_is_settled_by_the_harness(tmp_path: Path, fakes: None)
 
 def test_a_count_of_two_for_a_unique_puzzle_is_refuted() -> None:
     """The harness's exhaustive search refutes a claim of two solutions for a unique puzzle."""
+    from harness.results.compact import STATUSES, CompactRows
+
     from harness.check.crosscheck import cross_check
     from harness.check.judge import settle_count
-    from harness.results.compact import STATUSES, CompactRows
 
     puzzle = pattern_puzzle(2, 1).to_string()
     solution = pattern_puzzle(2, 0).to_string()

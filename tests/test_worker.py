@@ -17,10 +17,10 @@ from click.testing import CliRunner
 from backends.base import Status
 from harness.cli import main
 from harness.exit_codes import RunExit
-from harness.results import read_rows
 from harness.run.worker import Outcome, WorkerPool, handle, pool
 from harness.run.worker.measure import ProcessPeaks
 from tests.conftest import PROJECT, pattern_puzzle
+from tests.results_file import read_rows
 from tests.test_signals import SCRIPT, forks_of
 
 

@@ -181,6 +181,8 @@ _GIVEN = bytes([0, *[255] * 255])
 def _reason(givens: Sequence[int], answer: Sequence[int], n: int) -> str | None:
     """Why ``answer`` is not a valid completion (the first fault found), or None."""
     for cell, (given, value) in enumerate(zip(givens, answer, strict=True)):
+        if type(value) is int and value == 0:
+            return f"r{cell // n + 1}c{cell % n + 1} is empty"
         if type(value) is bool or not isinstance(value, int) or not 1 <= value <= n:
             return f"r{cell // n + 1}c{cell % n + 1} holds {value!r}, not a digit 1..{n}"
         if given and given != value:

@@ -1,18 +1,23 @@
 """The cross-check: a backend's claim that another backend's *checked* answer refutes is WRONG.
 
-Run by ``harness run`` once the run ends, over the compact columns of every row of its CSV
-(:class:`harness.results.compact.CompactRows`): only the puzzles holding a claim that could
-be refuted (an UNSAT row, or under ``--limit-solutions 2`` a count of solutions) are looked
-at one by one, and the file is rewritten only when a claim falls.
+Run by ``harness run`` once the run ends, over every row of its CSV as the results engine
+loaded it (:mod:`harness.results.engine`): a query finds the puzzles (dataset and line)
+holding a claim that could be refuted (an UNSAT row beside a checked SOLVED one; under
+``--limit-solutions 2``, a claim of one solution beside a different checked solution, or
+claims of one and of two), and only those are looked at one by one. The CSV is rewritten
+only when a claim falls.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from backends.base import Status
-from harness.results.compact import STATUSES, CompactRows
+
+if TYPE_CHECKING:
+    import duckdb
 
 #: Settles a disputed count: (puzzle text, the solution both sides found) -> a checked
 #: second solution's text, or None when that one is the only solution; raises
@@ -23,7 +28,24 @@ Texts = Callable[[list[int]], dict[int, tuple[str, str]]]
 #: The cross-check's verdicts: row index -> column -> new text.
 Verdicts = dict[int, dict[str, str]]
 
-_SOLVED, _UNSAT = STATUSES.index(Status.SOLVED), STATUSES.index(Status.UNSAT)
+SOLVED, UNSAT = Status.SOLVED.value, Status.UNSAT.value
+
+#: Under limit 2: a claim of one solution beside a different checked solution, or beside a
+#: claim of two.
+COUNTS = f"""(bool_or(status = '{SOLVED}' AND solutions = 1)
+    AND (count(DISTINCT solution) FILTER (WHERE status = '{SOLVED}') > 1
+         OR bool_or(status = '{SOLVED}' AND solutions = 2)))"""
+#: The rows of every puzzle where a claim may fall, in file order within a puzzle (the
+#: table's rowid is the row's index in the file).
+DISPUTED = f"""
+    WITH claims AS (
+        SELECT dataset, line FROM {{table}} GROUP BY dataset, line
+        HAVING bool_or(status = '{SOLVED}') AND (bool_or(status = '{UNSAT}') OR {{counts}})
+    )
+    SELECT t.rowid, t.dataset, t.line, t.status, t.backend, t.solutions, {{solution}}
+    FROM {{table}} t JOIN claims c ON t.dataset = c.dataset AND t.line = c.line
+    ORDER BY t.dataset, t.line, t.rowid
+"""
 
 
 @dataclass
@@ -31,29 +53,45 @@ class _Row:
     index: int
     status: str
     backend: str
-    solutions: int
-    solution: int  # the solution's hash (limit 2), else 0
+    solutions: int | None
+    solution: str | None  # the checked solution's text (a SOLVED row)
 
     def claims(self, count: int) -> bool:
-        return self.status == Status.SOLVED and self.solutions == count
+        return self.status == SOLVED and self.solutions == count
 
 
 def cross_check(
-    rows: CompactRows, settle: Settle | None = None, texts: Texts | None = None
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    limit: int,
+    settle: Settle | None = None,
+    texts: Texts | None = None,
 ) -> Verdicts:
     """Mark as WRONG every claim another backend's *checked* answer refutes.
 
-    Within one puzzle (dataset and line): a checked SOLVED row refutes every UNSAT row;
-    under limit 2, two SOLVED rows with different checked solutions prove at least two
-    solutions, so a row that claims exactly one is refuted. When, under limit 2, one row
-    claims one solution and another two with the same grid, ``settle`` decides (given the
-    texts ``texts`` reads back): a second solution refutes the claims of one, its absence
-    the claims of two. ``rows`` is updated; returns the cells to change in the CSV.
+    Within one puzzle (dataset and line) of ``table`` (one run's rows, with ``status``,
+    ``solutions`` and ``solution``): a checked SOLVED row refutes every UNSAT row; under
+    limit 2, two SOLVED rows with different checked solutions prove at least two solutions,
+    so a row that claims exactly one is refuted. When, under limit 2, one row claims one
+    solution and another two with the same grid, ``settle`` decides (given the texts
+    ``texts`` reads back): a second solution refutes the claims of one, its absence the
+    claims of two. ``table`` is updated; returns the cells to change in the CSV.
     """
-    groups = _disputed(rows)
+    groups: dict[tuple, list[_Row]] = {}
+    counted = limit == 2  # only then does a row hold its solution
+    query = DISPUTED.format(
+        table=table,
+        counts=COUNTS if counted else "false",
+        solution="t.solution" if counted else "NULL",
+    )
+    cursor = con.execute(query)
+    while batch := cursor.fetchmany(1 << 14):
+        for index, dataset, line, status, backend, solutions, solution in batch:
+            row = _Row(index, status, backend, solutions, solution)
+            groups.setdefault((dataset, line), []).append(row)
     verdicts: Verdicts = {}
     disputes = []
-    for group in groups:
+    for group in groups.values():
         _refute(group, verdicts)
         if settle is not None and texts is not None and _in_dispute(group):
             disputes.append(group)
@@ -61,56 +99,14 @@ def cross_check(
         found = texts([_ones(group)[0].index for group in disputes])
         for group in disputes:
             _settle(group, found[_ones(group)[0].index], settle, verdicts)
-    for index, cells in verdicts.items():
-        if cells.get("status") == Status.WRONG:
-            rows.mark_wrong(index, cells["message"])
-    return verdicts
-
-
-def _disputed(rows: CompactRows) -> list[list[_Row]]:
-    """The rows of every puzzle where a claim may fall, in file order within a puzzle."""
-    if rows.limit != 2 and _UNSAT not in rows.status:
-        return []  # no claim to refute (most runs): numpy is not even loaded
-    import numpy as np
-
-    status = rows.statuses()
-    claim = status == _UNSAT
-    if rows.limit == 2:
-        claim |= status == _SOLVED
-    if not claim.any():
-        return []
-    ids = rows.puzzle_ids()
-    members = np.flatnonzero(np.isin(ids, np.unique(ids[claim])))
-    members = members[np.argsort(ids[members], kind="stable")]
-    starts = np.flatnonzero(np.diff(ids[members], prepend=-1))
-    del ids
-    solved = status[members] == _SOLVED
-    has_solved = np.logical_or.reduceat(solved, starts)
-    open_ = has_solved & np.logical_or.reduceat(status[members] == _UNSAT, starts)
-    counts = rows.codes("solutions")[members]
-    hashes = rows.codes("hash")[members] if rows.limit == 2 else np.zeros(len(members), np.int64)
-    if rows.limit == 2:
-        low = np.minimum.reduceat(np.where(solved, hashes, np.iinfo(np.int64).max), starts)
-        high = np.maximum.reduceat(np.where(solved, hashes, np.iinfo(np.int64).min), starts)
-        ones = np.logical_or.reduceat(solved & (counts == 1), starts)
-        twos = np.logical_or.reduceat(solved & (counts == 2), starts)
-        open_ |= has_solved & ((low != high) & ones | ones & twos)
-    backends = rows.codes("backend")[members]
-    bounds = [*starts.tolist(), len(members)]
-    names = rows.backends.values
-    return [
-        [
-            _Row(int(at), STATUSES[status[at]], names[backend], int(count), int(solution))
-            for at, backend, count, solution in zip(
-                members[bounds[g] : bounds[g + 1]],
-                backends[bounds[g] : bounds[g + 1]],
-                counts[bounds[g] : bounds[g + 1]],
-                hashes[bounds[g] : bounds[g + 1]],
-                strict=True,
-            )
-        ]
-        for g in np.flatnonzero(open_).tolist()
+    fallen = [
+        (Status.WRONG.value, cells["message"], index)
+        for index, cells in verdicts.items()
+        if cells.get("status") == Status.WRONG
     ]
+    if fallen:
+        con.executemany(f"UPDATE {table} SET status = ?, message = ? WHERE rowid = ?", fallen)
+    return verdicts
 
 
 def _wrong(row: _Row, reason: str, verdicts: Verdicts) -> None:

@@ -12,16 +12,21 @@ after :data:`CLAIM_NODES` nodes (well under a second; a 9x9 puzzle needs a few h
 row then keeps its status, its message saying the claim went unconfirmed. A claim of one
 solution is not searched: a second backend's cross-check settles it
 (:func:`harness.check.crosscheck.cross_check`).
+
+An UNSAT claim that the file's count cannot check is searched the same way: a solution found
+refutes it (WRONG); a search that runs out of its nodes leaves it unproven, and an unproven
+UNSAT is UNKNOWN, never a right answer.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from time import perf_counter
 from typing import Any
 
 from backends.base import Status
-from backends.puzzle import Puzzle, canonical_alphabet
+from backends.puzzle import Puzzle, grid_text
 from harness.check import dispute
 from harness.check.checker import all_valid, check_solution, first_difference
 from harness.puzzles.readers import PuzzleRecord
@@ -103,9 +108,16 @@ def judge(
     note = None
     if reason is None and count is None and 2 <= found <= limit:
         reason, note = claim_of_two(record.puzzle, answer)
+    if reason is None and count is None and status is UNSAT:
+        reason, note = claim_of_none(record.puzzle)
+        if note is not None:  # unproven: never counted as a right answer
+            status = Status.UNKNOWN
     spent = (outcome.encode_s or 0.0) + (outcome.solve_s or 0.0)
     peak = outcome.peak_rss_mib or 0.0
-    if found > limit:  # the contract counts only up to the limit: this is not an answer
+    unwritable = _unwritable(fields)
+    if unwritable is not None:  # the row must still be written, and read back
+        fields.update(_emptied(fields), status=Status.ERROR, message=unwritable)
+    elif found > limit:  # the contract counts only up to the limit: this is not an answer
         fields["status"] = Status.ERROR
         fields["message"] = f"reported {found} solutions under a limit of {limit}"
     elif reason is not None:
@@ -129,6 +141,41 @@ def judge(
     return fields
 
 
+#: The largest whole number a results column of whole numbers holds (``solutions``).
+WHOLE_LIMIT = 10**18
+
+
+def _unwritable(fields: dict[str, Any]) -> str | None:
+    """Why a measured value cannot go in its results column (a number that is not finite,
+    below zero, or a solution count of 10^18 or more: the results engine refuses such a
+    row), or None."""
+    for name, value in fields.items():
+        if name in ("status", "message", "solution", "host") or value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue  # text: a native statistic that is not a number
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        whole = name == "solutions" and not 0 <= value < WHOLE_LIMIT
+        if whole or not math.isfinite(number) or number < 0:
+            shown = str(value) if len(str(value)) <= 40 else str(value)[:40] + "..."
+            return f"the solver reported {name}={shown}, past what a results column holds"
+    return None
+
+
+def _emptied(fields: dict[str, Any]) -> dict[str, Any]:
+    """The measured numbers a column cannot hold, emptied."""
+    return {
+        name: None
+        for name, value in fields.items()
+        if isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and _unwritable({name: value}) is not None
+    }
+
+
 def claim_of_two(puzzle: Puzzle, answer: Sequence[int]) -> tuple[str | None, str | None]:
     """(why the claim of two solutions is wrong, or None; a note when the search could not
     tell): the harness's own search for a solution of ``puzzle`` other than ``answer``."""
@@ -139,6 +186,19 @@ def claim_of_two(puzzle: Puzzle, answer: Sequence[int]) -> tuple[str | None, str
     if other is None:
         return "claimed 2 solutions; the harness's own search finds only this one", None
     return None, None
+
+
+def claim_of_none(puzzle: Puzzle) -> tuple[str | None, str | None]:
+    """(why the claim that ``puzzle`` has no solution is wrong, or None; a note when the
+    harness's own search could not tell within :data:`CLAIM_NODES` nodes). A file that
+    states no count cannot confirm UNSAT: the search must, or the claim is unproven."""
+    try:
+        found = dispute.other_solution(puzzle.cells, (), max_nodes=CLAIM_NODES)
+    except dispute.Unsettled as stop:
+        return None, f"claimed UNSAT, unproven: the harness's own search found {stop}"
+    if found is None:
+        return None, None
+    return f"claimed UNSAT, but the harness's own search found {grid_text(puzzle.n, found)}", None
 
 
 def settle_count(puzzle_text: str, solution_text: str, seconds: float) -> str | None:
@@ -153,23 +213,3 @@ def settle_count(puzzle_text: str, solution_text: str, seconds: float) -> str | 
     if reason is not None:
         raise dispute.Unsettled(f"the harness's own search gave a refused grid: {reason}")
     return grid_text(puzzle.n, other)
-
-
-def grid_text(n: int, cells: Sequence[int]) -> str:
-    """A backend's answer as one line of canonical symbols; ``?`` for what is not a digit.
-
-    For a valid grid this is :meth:`Puzzle.to_string`; a wrong one is still written down,
-    as far as it can be, so the row shows what the backend answered.
-    """
-    table = _GRID_TABLES.get(n)
-    if table is None:
-        symbols = ("." + canonical_alphabet(n)).encode()
-        table = _GRID_TABLES[n] = symbols + b"?" * (256 - len(symbols))
-    try:  # every value a byte (the common case): one translation
-        return bytes(cells).translate(table).decode()
-    except (ValueError, TypeError):  # a value below 0, above 255, or not an integer
-        return "".join(chr(table[d]) if 0 <= d <= n else "?" for d in cells)
-
-
-#: Per grid side n: the byte that stands for each value 0..255 in :func:`grid_text`.
-_GRID_TABLES: dict[int, bytes] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sys
@@ -32,7 +33,7 @@ from harness.cli.progress import Progress
 from harness.exit_codes import CheckExit, RunExit
 from harness.puzzles.readers import BadLines
 from harness.puzzles.readers.files import PuzzleFiles
-from harness.results.compact import CompactRows
+from harness.results.engine import Results
 from harness.run import runner
 
 if TYPE_CHECKING:
@@ -227,7 +228,9 @@ def run(
     config = dataclasses.replace(config, skipped=bad.kept, skipped_more=bad.more)
     result = _solve(puzzles, config, quiet)
     gate = GateOptions(baseline, only_common, compare_time_anyway)
-    sys.exit(report(result, puzzles, config, gate, by_tier))
+    with result.results or contextlib.nullcontext():
+        code = report(result, puzzles, config, gate, by_tier)
+    sys.exit(code)
 
 
 def scan_puzzles(puzzles: PuzzleFiles, skip_invalid: bool, max_bad: int) -> BadLines:
@@ -387,34 +390,23 @@ def _solve(puzzles: PuzzleFiles, config: runner.RunConfig, quiet: bool) -> runne
         sys.exit(interrupted_code(stop))
 
 
-def print_tables(rows: CompactRows, puzzles: PuzzleFiles | None, by_tier: bool) -> None:
-    """The summary of the run's rows (their compact columns: no re-reading, no pandas),
-    then the native statistics and, ``by_tier``, the table per difficulty tier. A short
-    run's come from :mod:`harness.tables.few` (plain Python), any other's from numpy."""
-    from harness.tables import few, render
+def print_tables(results: Results, puzzles: PuzzleFiles | None, by_tier: bool) -> None:
+    """The summary of the run's rows (as the results engine read them back at the end),
+    then the native statistics and, ``by_tier``, the table per difficulty tier."""
+    from harness.tables import render, stats
 
-    by_tier = by_tier and puzzles is not None
-    if few.fits(rows) and not by_tier:
-        table, native = few.summary(rows), few.native_summary(rows)
-    else:
-        from harness.tables import summary
-
-        puzzle_columns = summary.run_puzzles(rows)
-        table = summary.summary(puzzle_columns)
-        native = summary.native_summary(puzzle_columns)
-    click.echo(render.render(table))
+    click.echo(render.render(stats.summary(results.con)))
+    native = stats.native_summary(results.con)
     if native:
         click.echo("\nnative statistics (medians over answered puzzles):")
         click.echo(render.render_native(native))
-    if by_tier:
+    if by_tier and puzzles is not None:
         from harness.puzzles import rating
 
-        tiers = summary.tiers_by_puzzle(
-            puzzle_columns, rows, puzzles.records(), lambda puzzle: rating.rate(puzzle).tier
-        )
+        tiers = [(r.dataset, r.line, rating.rate(r.puzzle).tier) for r in puzzles.records()]
         click.echo("\nby difficulty tier (harness rate):")
-        by_tier_table = summary.summary_by_tier(puzzle_columns, tiers, rating.ALL_TIERS)
-        click.echo(render.render(by_tier_table))
+        table = stats.summary_by_tier(results.con, tiers, rating.ALL_TIERS)
+        click.echo(render.render(table))
 
 
 def report(
@@ -425,16 +417,20 @@ def report(
     by_tier: bool,
 ) -> int:
     """Print the tables, the notes and the gate's verdict; return the run's exit code."""
-    print_tables(result.rows, puzzles, by_tier)
+    from harness.tables import stats
+
+    results = result.results
+    assert results is not None  # a run that returned has read its rows back
+    print_tables(results, puzzles, by_tier)
     if result.resumed:
         click.echo(f"\nresumed: {result.resumed} row(s) were already in the CSV")
     if result.cross_checked:
         click.echo(f"cross-check: {result.cross_checked} claim(s) refuted by another backend")
-    for line in result.rows.failure_lines():
+    for line in stats.failure_lines(results.con):
         click.echo(fit(line))
     click.echo(f"\nrows: {result.csv_path}\nmetadata: {result.meta_path}")
     twins = set((config.against or {}).get("pairs", {}))  # the old code's failures: not the run's
-    code = exit_code_for(result.rows.present(excluding=twins))
+    code = exit_code_for(stats.statuses(results.con, excluding=sorted(twins)))
     if gate_options.baseline is not None:
         from harness import gate
 

@@ -34,7 +34,8 @@ def table(csvs: tuple[Path, ...], by: str | None, fmt: str, wide: bool, merge: b
     JSON, solved, correct and puzzles are numbers; a CSV cell a spreadsheet would run as a
     formula gets a leading ' (as in results CSVs).
     """
-    from harness.tables import frames as tables
+    from harness.results import engine
+    from harness.tables import render, stats
 
     groups = None
     if by is not None:
@@ -43,21 +44,27 @@ def table(csvs: tuple[Path, ...], by: str | None, fmt: str, wide: bool, merge: b
         if unknown or not groups:
             raise UserError(f"--by takes backend, dataset and size, not {by!r}")
     try:
-        loaded = [(path, tables.load_for_summary(path)) for path in csvs]
+        results = engine.read(csvs, SUMMARY_COLUMNS)
     except SudokuError as exc:
         raise UserError(str(exc)) from None
-    for path, frame in loaded:
-        if frame.empty:
-            raise UserError(f"{path}: no result rows")
-    summary = tables.summary_of_runs(loaded, groups, merge)
-    width = None if wide else tables.WIDTH
+    with results:
+        for path, count in zip(csvs, results.counts, strict=True):
+            if not count:
+                raise UserError(f"{path}: no result rows")
+        summary = stats.summary(results.con, by=groups, merge=merge)
+    width = None if wide else render.WIDTH
     if fmt == "text":
-        text = tables.render(summary, width)
+        text = render.render(summary, width)
     elif fmt == "markdown":
-        text = tables.markdown(summary, width)
+        text = render.markdown(summary, width)
     elif fmt == "json":
-        text = tables.to_json(summary)
+        text = render.to_json(summary)
     else:
-        text = tables.to_csv(summary, keys_only=not wide, extra_keys=groups or ())
+        text = render.to_csv(summary, keys_only=not wide, extra_keys=groups or ())
     click.echo(text)
     sys.stdout.flush()
+
+
+#: The columns the summary reads of a results CSV.
+SUMMARY_COLUMNS = ("dataset", "line", "backend", "repeat", "status", "size", "encode_s")
+SUMMARY_COLUMNS += ("solve_s", "solve_cpu_s", "own_solve_s", "nodes", "guesses")

@@ -42,17 +42,15 @@ Text that a spreadsheet would run as a formula (a cell beginning with ``=``, ``+
 ``@``, a tab or a carriage return, such as a dataset named ``=HYPERLINK(...).txt`` or a
 backend message) is written with a leading ``'``, as OWASP recommends for CSV injection; a
 number (``-1.5``) and a lone ``-`` (stdin) are left as they are, and a text that already
-begins with ``'`` before one of those characters gets one more. :func:`read_rows` and
-:func:`harness.tables.frames.load` take the ``'`` off again, so ``harness check`` sees the raw
-value;
-pandas' own ``read_csv`` shows it with the ``'``.
+begins with ``'`` before one of those characters gets one more. The results engine
+(:func:`harness.results.engine.unescaped`) takes the ``'`` off again, so ``harness check``
+sees the raw value; pandas' own ``read_csv`` shows it with the ``'``.
 
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from operator import itemgetter, methodcaller
 from pathlib import Path
 from typing import Any
 
@@ -104,10 +102,16 @@ NUMBER_COLUMNS: tuple[str, ...] = (
     *MEASURE_COLUMNS,
     *COUNTERS,
 )
+#: Each base column's type as the results engine reads it (:mod:`harness.results.engine`):
+#: whole numbers as BIGINT, measures and counters as DOUBLE (a count past 2**53 is held to
+#: double precision), text as VARCHAR. Native statistics are read by name.
+SQL_TYPES: dict[str, str] = {
+    **{c: "VARCHAR" for c in BASE_COLUMNS},
+    **{c: "BIGINT" for c in (*INTEGER_COLUMNS, "size", "givens", "jobs", "solutions")},
+    **{c: "DOUBLE" for c in (*MEASURE_COLUMNS, *COUNTERS)},
+}
 #: The first characters that make a spreadsheet read a cell as a formula (OWASP).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-#: The first characters of a cell :func:`escape_cell` may change.
-_ESCAPE_FIRST = frozenset(["'", *FORMULA_STARTS])
 
 
 class ResultsError(SudokuError):
@@ -148,15 +152,9 @@ def cell_texts(values: Iterable[Any]) -> list[str]:
     """Values as their CSV texts, the one table of the CSV's formats: empty for None, a
     float in :data:`FLOAT_FORMAT` (to the nanosecond, ``0.000012346``), anything else as
     ``str``."""
-    return [  # one expression, not a function per type: it runs for every cell
-        FLOAT_FORMAT % v if v.__class__ is float else "" if v is None else str(v) for v in values
+    return [
+        FLOAT_FORMAT % v if isinstance(v, float) else "" if v is None else str(v) for v in values
     ]
-
-
-#: Whether a cell's text may need :func:`escape_cell` (its first character); C-level.
-_STARTS_RISKY = methodcaller("startswith", tuple(_ESCAPE_FIRST))
-#: :func:`row_key` of a row whose cells are text already (the writer's), at C speed.
-_text_key = itemgetter(*KEY_COLUMNS)
 
 
 def _is_number(text: str) -> bool:

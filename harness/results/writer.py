@@ -6,15 +6,13 @@ import csv
 import io
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.results.compact import CompactRows
 from harness.results.lock import Lock
 from harness.results.provenance import replace_atomically
-from harness.results.reading import whole_lines
-from harness.results.schema import _ESCAPE_FIRST, _STARTS_RISKY, cell_texts, escape_cell
+from harness.results.schema import cell_texts, escape_cell
 
 #: The longest a written row may wait in the writer's buffer (see there), seconds.
 FLUSH_S = 0.05
@@ -35,10 +33,8 @@ class RowWriter:
     are kept; a torn last line is cut off, and when the new run needs columns the file
     lacks, the file is rewritten once, atomically, with the wider header). Without it the
     file is started afresh; overwriting an existing one is an error the caller must avoid.
-    What the end of the run reads of each row goes to ``compact`` (the caller gives it the
-    rows already in the file). ``lock``, the run's lock on the file
-    (:class:`harness.results.lock.Lock`), is taken on each new version before it replaces
-    the file.
+    ``lock``, the run's lock on the file (:class:`harness.results.lock.Lock`), is taken on
+    each new version before it replaces the file.
     """
 
     def __init__(
@@ -46,16 +42,12 @@ class RowWriter:
         path: Path,
         columns: Sequence[str],
         header: list[str] | None = None,
-        compact: CompactRows | None = None,
         lock: Lock | None = None,
     ) -> None:
         self.path = path
         self._lock = None if lock is None else lock.take
         header = header or []
         self.columns = header + [c for c in columns if c not in header]
-        self.compact = compact
-        if compact is not None:
-            compact.add_native(self.columns)
         path.parent.mkdir(parents=True, exist_ok=True)
         if not header:
             rewrite(path, self.columns, fresh=True, lock=self._lock)
@@ -72,16 +64,7 @@ class RowWriter:
         """Append ``row`` (its columns' values; others are ignored). It reaches the file at
         once when the oldest row still buffered is :data:`FLUSH_S` old, else at the next
         :meth:`flush_stale`, :meth:`flush` or :meth:`close`."""
-        texts = cell_texts(map(row.get, self.columns))
-        line = ",".join(texts)
-        if _plain(line) and line.count(",") == len(texts) - 1:  # and no comma in a cell
-            self._file.write(line + "\r\n")  # what csv.writer writes for cells like these
-        elif any(map(_STARTS_RISKY, texts)):
-            self._writer.writerow([escape_cell(t) for t in texts])
-        else:
-            self._writer.writerow(texts)
-        if self.compact is not None:
-            self.compact.add(row)
+        self._writer.writerow([escape_cell(t) for t in cell_texts(map(row.get, self.columns))])
         now = time.perf_counter()
         if self._since is None:
             self._since = now
@@ -125,8 +108,6 @@ class RowWriter:
         new = [name for name in names if name not in self.columns]
         if new:
             self.columns = [*self.columns, *new]
-            if self.compact is not None:
-                self.compact.add_native(new)
             self._file.close()
             rewrite(self.path, self.columns, lock=self._lock)
             self._open()
@@ -139,20 +120,6 @@ class RowWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-#: Characters that, anywhere in a row, send it the csv writer's way (``-`` only at a cell's
-#: start: times print as ``2.5e-06``).
-_NOT_PLAIN = tuple({'"', "\n", *_ESCAPE_FIRST} - {"-"})
-
-
-def _plain(line: str) -> bool:
-    """Whether no cell of ``line`` (a row's texts joined by commas) needs quoting or escaping,
-    as far as its characters tell: no quote or line break anywhere, no character
-    :func:`~harness.results.schema.escape_cell` may change anywhere but ``-``, and ``-`` at
-    no cell's start. A row refused here takes the csv writer's way, which quotes and
-    escapes exactly what needs it."""
-    return not (any(map(line.__contains__, _NOT_PLAIN)) or ",-" in line or line.startswith("-"))
 
 
 def _ends_with_newline(path: Path) -> bool:
@@ -196,3 +163,11 @@ def rewrite(
                 writer.writerow(fields)
 
     replace_atomically(path, write, lock)
+
+
+def whole_lines(binary: Iterable[bytes]) -> Iterator[str]:
+    """The lines of a binary file as text, but a last one without its line break (torn)."""
+    for line in binary:
+        if not line.endswith(b"\n"):
+            return
+        yield line.decode("utf-8")

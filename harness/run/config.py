@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,11 +12,11 @@ from backends import NAMED_ONLY, REGISTRY, availability, backend_class, make_bac
 from backends.base import Backend
 from backends.errors import SudokuError
 from harness.puzzles.readers import BadLine
-from harness.results import ResultsError, check_resumable, companions
+from harness.results import ResultsError, companions
+from harness.results.engine import Resumable, resumable
 from harness.results.identity import check_run
 from harness.results.lock import regular_or_absent
 from harness.results.metadata import read_meta
-from harness.results.reading import Resumable
 
 if TYPE_CHECKING:
     from harness.run.cluster import ClusterTarget
@@ -101,15 +101,13 @@ def validate(config: RunConfig) -> None:
     check_out(config)
 
 
-def check_out(
-    config: RunConfig, each: Callable[[dict[str, str]], None] | None = None, made: bool = False
-) -> Resumable | None:
+def check_out(config: RunConfig, made: bool = False) -> Resumable | None:
     """What a resumed run needs of the rows already in ``config.out`` (see
-    :func:`harness.results.check_resumable`; each row is also given to ``each``), else
-    None; :func:`check_out_file` first, with ``made`` (``out`` is the empty file the run's
-    lock has just made: see :func:`harness.results.exclusive`)."""
+    :func:`harness.results.engine.resumable`), else None; :func:`check_out_file` first,
+    with ``made`` (``out`` is the empty file the run's lock has just made: see
+    :func:`harness.results.exclusive`)."""
     exists = check_out_file(config.out, config.resume, made)
-    return check_resumable(config.out, config.limit, each) if exists else None
+    return resumable(config.out, config.limit) if exists else None
 
 
 def check_out_file(out: Path, resume: bool, made: bool = False) -> bool:

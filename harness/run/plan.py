@@ -7,7 +7,7 @@ import socket
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from harness.check.judge import grid_text
+from backends.puzzle import grid_text
 from harness.puzzles.readers import PuzzleRecord
 from harness.run.config import BackendChoice, RunConfig
 

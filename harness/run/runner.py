@@ -11,10 +11,10 @@ worker sent checked together), against the file's expected count
 and solution when it gives them. At the end, :func:`harness.check.crosscheck.cross_check` marks
 as WRONG any claim (UNSAT, or uniqueness) another backend's checked answer refutes.
 
-Memory does not grow with the number of puzzles but by a few bytes a row: the puzzles are
-read a batch at a time as workers need them (:class:`Puzzles`), and each row is written and
-dropped, only its compact columns kept (:class:`harness.results.compact.CompactRows`) for
-the cross-check, the tables and the exit code.
+The harness holds no row: the puzzles are read a batch at a time as workers need them
+(:class:`Puzzles`), and each row is written and dropped. At the end the results engine
+(:mod:`harness.results.engine`) reads the CSV back for the cross-check, the tables and the
+exit code.
 
 The metadata beside the CSV (:mod:`harness.results.provenance`) is written before the first
 solve, so an interrupted run keeps it, and completed at the end.
@@ -23,7 +23,6 @@ solve, so an interrupted run keeps it, and completed at the end.
 from __future__ import annotations
 
 import contextlib
-import gc
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,15 +38,16 @@ from harness.results import (
     columns_for,
     companions,
     conditions,
+    engine,
     exclusive,
     metadata,
     provenance,
     row_key,
 )
 from harness.results.calibration import CALIBRATE_END_AFTER_S, CALIBRATION_WORKLOAD, calibrate
-from harness.results.compact import CompactRows
+from harness.results.engine import Results, Resumable
 from harness.results.lock import Lock
-from harness.results.reading import Resumable, open_rows
+from harness.results.writer import whole_lines
 from harness.run.config import (
     DEFAULT_MEMORY_MIB,
     DEFAULT_TIMEOUT_S,
@@ -126,9 +126,16 @@ class Listed:
 class RunResult:
     csv_path: Path
     meta_path: Path
-    rows: CompactRows  # every row of the CSV, as compact columns
+    #: every row of the CSV (:data:`END_COLUMNS`), as the results engine loaded it at the end
+    results: Results | None = None
     resumed: int = 0
     cross_checked: int = 0
+
+
+#: The columns the end of a run reads back: for the cross-check, the tables, the failure
+#: lines and the exit code.
+END_COLUMNS = ("dataset", "line", "backend", "repeat", "status", "size", "solutions", "message")
+END_COLUMNS += ("encode_s", "solve_s", "solve_cpu_s", "own_solve_s", "nodes", "guesses")
 
 
 def run(
@@ -149,21 +156,16 @@ def run(
         raise RunError(f"nothing to run: no backend given can solve these puzzles ({reason})")
     config.out.parent.mkdir(parents=True, exist_ok=True)
     with exclusive(config.out) as lock:
-        rows = CompactRows(config.limit, config.out.parent)  # its files beside the CSV
-        existing = check_out(config, rows.add, made=lock.created)
+        existing = check_out(config, made=lock.created)
         earlier = metadata.read_meta(config.out) if existing is not None else None
         meta = _metadata(puzzles, config, earlier)  # type: ignore[arg-type]
         meta["calibration"]["start_s"] = calibrate()
         if config.cluster is None:  # a cluster run's is written once its hosts are known
             provenance.write_json(provenance.meta_path_for(config.out), meta)
         began = time.perf_counter()
-        gc.freeze()  # the run's long-lived objects: out of the collector's passes
-        try:
-            with conditions.recording() as measured, executor(config, meta) as pool:
-                result = _solve_all(puzzles, config, existing, rows, progress, pool, lock)  # type: ignore[arg-type]
-                meta["conditions"] = measured()
-        finally:
-            gc.unfreeze()
+        with conditions.recording() as measured, executor(config, meta) as pool:
+            result = _solve_all(puzzles, config, existing, progress, pool, lock)  # type: ignore[arg-type]
+            meta["conditions"] = measured()
         if time.perf_counter() - began >= CALIBRATE_END_AFTER_S:
             meta["calibration"]["end_s"] = calibrate()
         meta.update(
@@ -232,16 +234,16 @@ def _solve_all(
     puzzles: Puzzles,
     config: RunConfig,
     existing: Resumable | None,
-    rows: CompactRows,
     progress: Progress | None,
     pool: WorkerPool | ClusterPool,
     lock: Lock,
 ) -> RunResult:
-    """Write the UNAVAILABLE rows, then every solve's checked row, then cross-check."""
-    result = RunResult(config.out, provenance.meta_path_for(config.out), rows)
+    """Write the UNAVAILABLE rows, then every solve's checked row, then read the CSV back
+    and cross-check it."""
+    result = RunResult(config.out, provenance.meta_path_for(config.out))
     native = [name for c in config.backends for name in c.cls.native_counters]
     header = existing.header if existing is not None else None
-    with RowWriter(config.out, columns_for(native), header, rows, lock) as writer:
+    with RowWriter(config.out, columns_for(native), header, lock) as writer:
         result.resumed = existing.rows if existing is not None else 0
         if progress and result.resumed:
             progress.resuming(result.resumed)
@@ -258,8 +260,14 @@ def _solve_all(
                 writer.flush()
         budget = config.timeout or DEFAULT_TIMEOUT_S
         writer.flush()
+        columns = [*END_COLUMNS, *(["solution"] if config.limit == 2 else [])]
+        result.results = engine.read([config.out], columns)
         verdicts = cross_check(
-            rows, lambda p, s: settle_count(p, s, budget), lambda at: _texts(config.out, at)
+            result.results.con,
+            "file_0",
+            config.limit,
+            lambda p, s: settle_count(p, s, budget),
+            lambda at: _texts(config.out, at),
         )
         writer.change(verdicts)
         result.cross_checked = sum(1 for cells in verdicts.values() if "status" in cells)
@@ -294,10 +302,13 @@ def _unsupported(choice: BackendChoice, largest: int) -> bool:
 
 def _texts(path: Path, indexes: list[int]) -> dict[int, tuple[str, str]]:
     """The puzzle and solution of the rows of ``path`` at ``indexes``, read back."""
+    import csv
+
     wanted = set(indexes)
     found = {}
-    with open_rows(path) as (_, rows):
-        for index, (_, row) in enumerate(rows):
+    with path.open("rb") as binary:
+        reader = csv.DictReader(whole_lines(binary))
+        for index, row in enumerate(reader):
             if index in wanted:
                 found[index] = (row["puzzle"], row["solution"])
     return found

@@ -1,13 +1,10 @@
-"""Tables: result rows reduced to one row per puzzle, summarised and printed.
+"""Tables: what results say, as figures people read.
 
-- :mod:`.table`: what a summary table is: its columns, the statuses it counts, its order;
-- :mod:`.rows`: result rows as columns, reduced to one row per puzzle;
-- :mod:`.summary`: one row per backend x dataset (times, counts, ratios), in numpy;
-- :mod:`.few`: the same summary of a short run's rows in plain Python;
-- :mod:`.render`: a table as terminal text or Markdown; :mod:`.humanize`: numbers as people
-  read them;
-- :mod:`.frames`: the same tables for pandas callers (``harness table``, the report, the gate);
-- :mod:`.load`: results CSVs read column by column in compact dtypes (the report, the gate).
+- :mod:`.stats`: every statistic (per puzzle, per backend and dataset, the report's ranking
+  with PAR-2 and the virtual best solver) as DuckDB queries;
+- :mod:`.render`: a table as terminal text, Markdown, CSV or JSON; :mod:`.humanize`: numbers
+  as people read them.
 
-Called by ``harness run`` (the tables printed at the end), ``harness table`` and the report.
+Called by ``harness run`` (the tables printed at the end), ``harness table``, the report and
+the gate.
 """

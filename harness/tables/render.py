@@ -1,9 +1,10 @@
-"""Printed tables: a list of row dicts (:mod:`harness.tables.summary`'s) as terminal text or
-Markdown.
+"""Tables as people and scripts read them: a list of row dicts (:mod:`harness.tables.stats`'s)
+as terminal text, Markdown, CSV or JSON.
 
 Numbers are shown in human form (:mod:`harness.tables.humanize`), empty where unknown; a table
-wider than the terminal is split into parts that repeat the key columns. Plain Python:
-``harness run`` prints its tables without loading pandas.
+wider than the terminal is split into parts that repeat the key columns. A summary's
+``solved`` and ``correct`` print as "done/planned" out of its ``puzzles``; CSV and JSON keep
+the three as numbers. Plain Python: ``harness run`` prints its tables without pandas.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.results import escape_cell
 from harness.tables import humanize
-from harness.tables.table import missing
+from harness.tables.stats import missing
 
 Rows = Sequence[Mapping[str, Any]]
 
@@ -55,9 +57,29 @@ def cell(column: str, value: object) -> str:
     return humanize.significant(float(value))  # type: ignore[arg-type]
 
 
+#: Columns given as "done/planned" in print, out of the ``puzzles`` column.
+FRACTIONS = ("solved", "correct")
+
+
+def _fractions(rows: Rows) -> list[dict[str, Any]]:
+    """``rows`` with ``solved`` and ``correct`` as "done/planned" text, ``puzzles`` gone."""
+    if not rows or "puzzles" not in rows[0]:
+        return [dict(row) for row in rows]
+    out = []
+    for row in rows:
+        shown = {k: v for k, v in row.items() if k != "puzzles"}
+        for name in FRACTIONS:
+            if name in shown:
+                shown[name] = f"{humanize.count(row[name])}/{humanize.count(row['puzzles'])}"
+        out.append(shown)
+    return out
+
+
 def printable(rows: Rows) -> tuple[list[str], list[list[str]], str]:
     """Headers, string cells and a footnote: datasets by file name when that is unambiguous,
-    and the status columns that are 0 on every row folded into one "other" column."""
+    ``solved`` and ``correct`` out of the puzzles, and the status columns that are 0 on every
+    row folded into one "other" column."""
+    rows = _fractions(rows)
     names = list(rows[0]) if rows else []
     values = [list(row.values()) for row in rows]
     if "dataset" in names:
@@ -191,3 +213,41 @@ def plain(value: object) -> object:
 def records(rows: Rows) -> list[dict[str, object]]:
     """Rows as plain dicts for JSON or CSV (see :func:`plain`)."""
     return [{str(k): plain(v) for k, v in row.items()} for row in rows]
+
+
+#: The columns CSV output keeps unless asked for every column.
+KEY_COLUMNS = ("run", "backend", "dataset", "size", "tier", "puzzles", "solved", "correct")
+KEY_COLUMNS += ("timeouts", "wrong", "errors", "x_fastest", "median_ms", "cpu_ms", "spread_pct")
+KEY_COLUMNS += ("min_ms", "own_ms", "nodes_median")
+
+
+def to_json(rows: Rows) -> str:
+    """The table as a JSON list of row objects, one key per line (for scripts)."""
+    import json
+
+    return json.dumps(records(rows), indent=1)
+
+
+def to_csv(rows: Rows, keys_only: bool = False, extra_keys: Sequence[str] = ()) -> str:
+    """The table as CSV: numbers in plain decimals (never scientific notation), a text a
+    spreadsheet would run as a formula escaped (:func:`harness.results.escape_cell`); with
+    ``keys_only``, only :data:`KEY_COLUMNS` and ``extra_keys``."""
+    import csv
+    import io
+
+    table = records(rows)
+    names = list(table[0]) if table else []
+    if keys_only:
+        names = [c for c in names if c in KEY_COLUMNS or c in extra_keys]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(names)
+    for row in table:
+        writer.writerow([_csv_cell(row.get(c)) for c in names])
+    return buffer.getvalue().rstrip("\n")
+
+
+def _csv_cell(value: object) -> str:
+    if value is None:
+        return ""
+    return escape_cell(value) if isinstance(value, str) else humanize.plain(value)

@@ -42,9 +42,7 @@ Speed: lines are streamed a block of text at a time (:mod:`.source`), and puzzle
 in batches of a few thousand (:mod:`.check`), in pure Python, without numpy (:mod:`.batch`);
 :mod:`.dispatch` sends each line to its layout, except runs of plain one-line puzzles (nothing
 but a puzzle's symbols on the line), which take a fast path that reads and checks a whole run
-at once (:mod:`.plain`), with the same results. :func:`read_puzzles` and :func:`read_text`
-leave what they made in the garbage collector's oldest generation
-(:func:`harness.gc_pause.gc_paused`).
+at once (:mod:`.plain`), with the same results.
 """
 
 from __future__ import annotations
@@ -55,7 +53,6 @@ from collections.abc import Iterator
 from itertools import chain, compress, repeat
 from typing import TextIO
 
-from harness.gc_pause import gc_paused
 from harness.puzzles.readers import dispatch
 from harness.puzzles.readers.dispatch import parse
 from harness.puzzles.readers.records import (
@@ -139,18 +136,13 @@ def _parse_then_close(
 
 
 def _collect(batches: Iterator[list[PuzzleRecord | BadLine]]) -> ReadResult:
-    """Gather parsed batches into a ReadResult, with the cyclic garbage collector paused.
-
-    The records pile up, and no cycles are made: left on, the collector would rescan the
-    growing heap again and again; after, they go straight to its oldest generation
-    (:func:`harness.gc_pause.gc_paused`). A batch is split by type without a Python loop per item.
-    """
+    """Gather parsed batches into a ReadResult (a batch split by type without a Python loop
+    per item)."""
     records: list[PuzzleRecord] = []
     bad = BadLines(KEPT_BAD)
-    with gc_paused(promote=True):
-        for batch in batches:
-            before = len(records)
-            records.extend(compress(batch, map(isinstance, batch, repeat(PuzzleRecord))))
-            if len(records) - before < len(batch):
-                bad.add(compress(batch, map(isinstance, batch, repeat(BadLine))))
+    for batch in batches:
+        before = len(records)
+        records.extend(compress(batch, map(isinstance, batch, repeat(PuzzleRecord))))
+        if len(records) - before < len(batch):
+            bad.add(compress(batch, map(isinstance, batch, repeat(BadLine))))
     return ReadResult(tuple(records), tuple(bad.kept), bad.more)

@@ -6,6 +6,9 @@ n: not a symbol). Each cell's K digits (a slice with a step) become one-hot bits
 digits ``8p + 1 .. 8p + 8`` (the plane p). Checking a unit is then a few big-int ``&`` and
 ``|`` over its cells, for every puzzle of the batch at once, and no lane ever spills into
 the next (no carries). Only the puzzles flagged are looked at one by one, elsewhere.
+
+An expected solution is held to the harness's one answer checker
+(:mod:`harness.check.checker`), as a backend's answer is: a valid completion of the puzzle.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from operator import and_, or_
 from struct import Struct
 
 from backends.puzzle import SIZES, Grid, Unit, geometry
+from harness.check.checker import all_valid, check_solution
 from harness.puzzles.readers.symbols import digit_table
 
 
@@ -26,8 +30,8 @@ def check(
     """Check equal-length puzzles and their expected solutions (``None``: none given).
 
     Returns the indices of the puzzles refused (a foreign symbol, a digit twice in a unit; a
-    solution incomplete, invalid or changing a given), and the cells of every puzzle and
-    expected solution (those of a refused one mean nothing).
+    solution the answer checker refuses), and the cells of every puzzle and expected
+    solution (those of a refused one mean nothing).
     """
     ncells = n * n
     units = geometry(SIZES[n]).units
@@ -39,13 +43,16 @@ def check(
     solved = [k for k, solution in enumerate(solutions) if solution is not None]
     if solved:
         sdigits = to_digits([solutions[k] or "" for k in solved], n, alphabet)
-        sbits = cell_bits(sdigits, ncells, n)
-        if len(solved) < len(texts):
-            given = b"".join([digits[k * ncells : (k + 1) * ncells] for k in solved])
-            bits = cell_bits(given, ncells, n)
-        wrong = incomplete(sbits, units, n, len(solved)) | contradicted(bits, sbits)
-        refused.update(solved[j] for j in flagged(wrong, len(solved), n))
-        for k, cells in zip(solved, grid_struct(ncells).iter_unpack(sdigits), strict=True):
+        grids = list(grid_struct(ncells).iter_unpack(sdigits))
+        givens = [digits[k * ncells : (k + 1) * ncells] for k in solved]
+        answers = [sdigits[j * ncells : (j + 1) * ncells] for j in range(len(solved))]
+        if not all_valid(givens, answers, n):  # some is refused: which, one at a time
+            refused.update(
+                k
+                for k, given, cells in zip(solved, givens, grids, strict=True)
+                if check_solution(tuple(given), cells) is not None
+            )
+        for k, cells in zip(solved, grids, strict=True):
             expected[k] = cells
     return refused, grid_struct(ncells).iter_unpack(digits), expected
 
@@ -113,25 +120,6 @@ def repeated(bits: list[int], units: Sequence[Unit]) -> int:
         cells = [bits[cell] for cell in unit]
         twice |= reduce(or_, map(and_, accumulate(cells[:-1], or_), cells[1:]), 0)
     return twice
-
-
-def incomplete(bits: list[int], units: Sequence[Unit], n: int, count: int) -> int:
-    """The lanes where some unit lacks a digit: it holds an empty cell, a foreign symbol
-    or a repeated digit (n cells and n digits)."""
-    full = int.from_bytes(
-        b"".join([bytes([reduce(or_, table)]) * count for table in _planes(n)]), "little"
-    )
-    have = full
-    for unit in units:
-        have &= reduce(or_, [bits[cell] for cell in unit])
-    return have ^ full
-
-
-def contradicted(givens: list[int], solutions: list[int]) -> int:
-    """The lanes where a given cell's digit is not the solution's digit there."""
-    return reduce(
-        or_, [given & ~solution for given, solution in zip(givens, solutions, strict=True)]
-    )
 
 
 def flagged(lanes: int, count: int, n: int) -> list[int]:

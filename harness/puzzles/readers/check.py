@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from backends.errors import PuzzleError
 from backends.puzzle import CELL_COUNTS, SIZES, Puzzle, canonical_alphabet, detect_alphabet
+from harness.check.checker import check_solution
 from harness.puzzles.readers.batch import check
 from harness.puzzles.readers.messages import bad_char_reason, cell_starts, conflict_reason
 from harness.puzzles.readers.records import BadLine, PuzzleRecord, new_record
@@ -181,20 +182,6 @@ def explain(cand: PendingPuzzle, n: int, alphabet: str) -> str:
     solution = cand.solution or ""
     if first_bad(solution, n, alphabet) is not None:
         return "expected solution: " + bad_char_reason(solution, n, alphabet, cand.where_solution)
-    expected = Puzzle(box, tuple(map(ord, solution.translate(table))))
-    empty = [cell for cell, digit in enumerate(expected.cells) if not digit]
-    if empty:
-        return (
-            f"expected solution is incomplete: {len(empty)} empty "
-            f"cell{'' if len(empty) == 1 else 's'}, the first at {cand.where_solution(empty[0])}"
-        )
-    if expected.conflicts():
-        return "expected solution is invalid: " + conflict_reason(expected, alphabet)
-    geo = puzzle.geometry
-    for cell, (given, value) in enumerate(zip(puzzle.cells, expected.cells, strict=True)):
-        if given and given != value:
-            return (
-                f"expected solution contradicts the givens at {geo.cell_name(cell)}: "
-                f"the puzzle has {alphabet[given - 1]}, the solution {alphabet[value - 1]}"
-            )
-    return "refused by the batch check"  # not reached
+    expected = tuple(map(ord, solution.translate(table)))
+    reason = check_solution(puzzle.cells, expected)  # the one answer checker
+    return "expected solution refused: " + (reason or "by the batch check")

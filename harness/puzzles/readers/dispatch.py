@@ -7,7 +7,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress, repeat
 from operator import ne
 
-from harness.gc_pause import gc_paused
 from harness.puzzles.readers.check import Item, PendingPuzzle, Sink
 from harness.puzzles.readers.csv_layout import NOT_A_HEADER, CsvLayout, looks_like_header
 from harness.puzzles.readers.grids import GridLayout
@@ -50,27 +49,20 @@ def count(batches: Iterable[list[str | None]], dataset: str, bad: BadLines) -> t
 
 
 def _run(dispatcher: _Dispatcher, batches: Iterable[list[str | None]]) -> Iterator[list[Item]]:
-    """What ``dispatcher``'s sink takes from each batch of lines, then from the end.
-
-    Lines are parsed a batch at a time, with the cyclic garbage collector paused (never while
-    the caller holds control), and its objects out of the collector's young generations
-    after: a batch allocates thousands of objects and no cycles, and the collector's
-    repeated passes over them tripled the time of a large file.
-    """
+    """What ``dispatcher``'s sink takes from each batch of lines, then from the end (lines
+    are parsed a batch at a time)."""
     first = 1
     for batch in batches:
-        with gc_paused(promote=True):
-            if FAST_PATH:
-                dispatcher.batch(first, batch)
-            else:
-                dispatcher.lines(first, batch)
-            done = dispatcher.sink.take()
+        if FAST_PATH:
+            dispatcher.batch(first, batch)
+        else:
+            dispatcher.lines(first, batch)
+        done = dispatcher.sink.take()
         first += len(batch)
         if done:
             yield done
-    with gc_paused():
-        dispatcher.grids.end()
-        done = dispatcher.sink.take()
+    dispatcher.grids.end()
+    done = dispatcher.sink.take()
     if done:
         yield done
 

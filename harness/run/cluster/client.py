@@ -4,7 +4,6 @@ client (and a ``local:N`` cluster), and the harness's connection to it."""
 from __future__ import annotations
 
 import contextlib
-import gc
 import logging
 import multiprocessing
 import signal
@@ -55,9 +54,6 @@ def _client(target: ClusterTarget) -> Iterator[Any]:
     """A Dask ``Client`` for ``target`` with at least one worker; closed (and a local
     cluster stopped) on exit."""
     distributed = import_distributed()
-    # What the import made lives as long as this process: out of the collector's sight,
-    # here and in the Dask workers forked from here (whose passes would go over it all).
-    gc.freeze()
     import dask
 
     local = target.local_workers

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from backends.errors import SudokuError
-from harness.gc_pause import gc_paused
 
 INSTALL_HINT = "pip install 'sudoku-harness[dask]'"
 #: What a Dask worker started by hand needs, for the message that refuses it.
@@ -43,8 +42,7 @@ class ClusterTarget:
 def import_distributed() -> Any:
     """The ``distributed`` module, or a ClusterError with the install line."""
     try:
-        with gc_paused():  # an import frees next to nothing: the collector's passes only cost
-            import distributed
+        import distributed
     except ImportError:
         raise ClusterError(f"--cluster needs Dask distributed: {INSTALL_HINT}") from None
     return distributed
