@@ -49,6 +49,14 @@ from pathlib import Path
 import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+# imported once the project root is on sys.path (E402)
+from harness.results.companions import (  # noqa: E402
+    meta_path_for,
+    meta_to_read,
+    older_meta_path_for,
+)
+
 SHIPPED = [
     ROOT / "datasets" / "hard95.txt",
     *sorted((ROOT.parent / "shared" / "datasets").glob("*.txt")),
@@ -263,8 +271,9 @@ def reading_csv(folder: Path, seed: int, copies: int) -> Path:
             for row in rows:
                 dataset, line, rest = row.split(",", 2)
                 target.write(f"{dataset},{int(line) + k * 100_000},{rest}\r\n")
-    meta = run.with_name(run.stem + ".meta.json")
-    out.with_name(out.stem + ".meta.json").write_bytes(meta.read_bytes())
+    meta = meta_to_read(run).read_bytes()
+    for name in (meta_path_for(out), older_meta_path_for(out)):  # an --against checkout's too
+        name.write_bytes(meta)
     return out
 
 

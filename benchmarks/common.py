@@ -66,7 +66,9 @@ def harness_run(spec: str, data: Path, out: Path, *options: str) -> tuple[float,
 
     import pandas as pd
 
-    for path in (out, out.with_suffix(".meta.json"), out.with_suffix(".log")):
+    from harness.results.companions import log_path_for, meta_path_for
+
+    for path in (out, meta_path_for(out), log_path_for(out)):
         path.unlink(missing_ok=True)
     harness = Path(sys.executable).with_name("harness")
     command = [str(harness), "run", "-q", "-b", spec, *options, "--out", str(out), str(data)]

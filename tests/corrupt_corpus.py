@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.results import BASE_COLUMNS
+from harness.results.companions import meta_path_for
 
 SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
 BACKENDS = ("norvig", "naive")
@@ -100,7 +101,7 @@ def csv_text(rows: list[dict[str, str]], header: list[str] | None = None) -> str
 def write_run(path: Path, data: bytes | None = None, meta: bytes | None = None) -> Path:
     """Write a run at ``path`` (the good one unless given its CSV and metadata bytes)."""
     path.write_bytes(csv_text(good_rows()).encode() if data is None else data)
-    meta_path = path.with_name(path.stem + ".meta.json")
+    meta_path = meta_path_for(path)
     meta_path.unlink(missing_ok=True)
     if meta is not None or data is None:
         meta_path.write_bytes(json.dumps(good_meta()).encode() if meta is None else meta)

@@ -124,16 +124,56 @@ def test_against_head_holds_and_records_the_revision(repo: Path, tmp_path: Path)
 
 
 def test_the_tree_is_cached_and_reused(repo: Path, tmp_path: Path) -> None:
-    """A second run at the same commit reuses the checked-out tree (an untracked file stays)."""
+    """A second run at the same commit reuses the checked-out tree, as it was made (its
+    process wrote nothing there); an added file, even one git ignores, makes it anew."""
     sha = git(repo, "rev-parse", "v1")
     tree = against.worktree(repo, sha)
-    (tree / "marker").write_text("kept")
+    against.check_tree(tree, "v1", ["mrv"])  # imports the tree's backends in a process
+    made = (tree / "backends" / "mrv.py").stat().st_ino
     again = against.worktree(repo, sha)
-    assert (tree, "kept", sha) == (
+    reused = (again / "backends" / "mrv.py").stat().st_ino
+    for planted in ("backends/mrv/__init__.py", "backends/__pycache__/x.py"):
+        (tree / planted).parent.mkdir(exist_ok=True)
+        (tree / planted).write_text("raise SystemExit('the planted file ran')\n")
+        tree = against.worktree(repo, sha)
+        assert not (tree / planted).exists()
+    assert (tree, made, sha) == (again, reused, git(tree, "rev-parse", "HEAD"))
+    against.check_tree(tree, "v1", ["mrv"])
+
+
+@pytest.mark.parametrize("kind", ["file", "symlink"])
+def test_a_file_in_place_of_the_cached_tree_is_replaced(
+    kind: str, repo: Path, tmp_path: Path
+) -> None:
+    """The cached tree replaced by a file, or a symlink to a folder: the next run makes the
+    tree again (the link's target left alone)."""
+    sha = git(repo, "rev-parse", "v1")
+    tree = against.worktree(repo, sha)
+    shutil.rmtree(tree)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep").write_text("keep")
+    if kind == "file":
+        tree.write_text("not a tree")
+    else:
+        tree.symlink_to(elsewhere)
+    again = against.worktree(repo, sha)
+    assert (tree, sha, "keep") == (
         again,
-        (again / "marker").read_text(),
-        git(tree, "rev-parse", "HEAD"),
+        git(again, "rev-parse", "HEAD"),
+        (elsewhere / "keep").read_text(),
     )
+    assert not again.is_symlink() and (again / "backends" / "mrv.py").is_file()
+
+
+def test_a_run_of_against_cannot_be_resumed(repo: Path, tmp_path: Path) -> None:
+    """--resume of a run made with --against: one line saying so, exit 2, the CSV as it was."""
+    _, _, out = run(tmp_path, "-b", "mrv", "--against", "HEAD")
+    before = out.read_bytes()
+    result = CliRunner().invoke(main, ["run", "-q", "--resume", "--out", str(out)])
+    assert (RunExit.USAGE, before) == (result.exit_code, out.read_bytes())
+    assert 1 == len(result.output.splitlines()), result.output
+    assert "is a run with --against, which cannot be resumed" in result.output
 
 
 def test_a_tree_process_imports_backends_from_its_tree(repo: Path) -> None:

@@ -114,7 +114,7 @@ def test_skip_invalid_runs_the_rest(tmp_path: Path) -> None:
     path.write_text(f"{TOP1}\n{TOP1[:80]}\n")
     out = tmp_path / "r.csv"
     result = invoke("run", "-q", "--skip-invalid", "--out", str(out), str(path))
-    meta = json.loads((tmp_path / "r.meta.json").read_text())
+    meta = json.loads((tmp_path / "r.csv.meta.json").read_text())
     assert (0, 1, 1) == (result.exit_code, len(read_rows(out)[1]), len(meta["skipped_lines"]))
 
 

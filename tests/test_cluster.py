@@ -364,7 +364,7 @@ def test_local_cluster_run_records_every_host(tmp_path: Path) -> None:
     # a command: the Dask client's process is forked from a harness that never used Dask
     done = subprocess.run([*command, EASY], capture_output=True, text=True, timeout=120)
     assert (0, "") == (done.returncode, done.stderr)
-    meta = json.loads(out.with_name("r.meta.json").read_text())
+    meta = json.loads(out.with_name("r.csv.meta.json").read_text())
     host = meta["hosts"][socket.gethostname()]
     assert ("local:2", [], 2) == (meta["cluster"], meta["hosts_differ"], meta["jobs"])
     assert meta["packages"] == host["packages"]

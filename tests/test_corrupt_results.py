@@ -75,7 +75,7 @@ def test_every_reading_command_refuses_in_one_line(variant: str, tmp_path: Path)
     of_meta = variant.startswith("meta")  # table does not read the metadata
     for command, args in commands(base, bad, tmp_path).items():
         result = invoke(*args)
-        name = "x.meta.json" if of_meta else "x.csv"
+        name = "x.csv.meta.json" if of_meta else "x.csv"
         done = variant in READABLE or (
             command == "table" if of_meta else variant in EMPTY and command.startswith("check")
         )

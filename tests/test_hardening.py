@@ -22,8 +22,6 @@ from harness.cli.check import fit_markdown
 from harness.cli.common import fit
 from harness.exit_codes import RunExit
 from harness.puzzles.readers import PuzzleRecord
-from harness.results import ResultsError, exclusive
-from harness.run.runner import log_path_for
 from harness.run.worker import Outcome
 from harness.run.worker.pool import WorkerPool
 from tests.conftest import pattern_puzzle
@@ -61,32 +59,6 @@ def puzzles(tmp_path: Path) -> Path:
     return path
 
 
-def test_a_symlink_to_a_file_being_written_is_refused(tmp_path: Path) -> None:
-    """While x.csv is locked, y.csv -> x.csv takes the same lock: refused, naming the file."""
-    real, link = tmp_path / "x.csv", tmp_path / "y.csv"
-    real.write_text("")
-    link.symlink_to(real)
-    with exclusive(real), pytest.raises(ResultsError) as refused, exclusive(link):
-        pass
-    assert f"{link} (it is {real}) is being written by another run" in str(refused.value)
-
-
-def test_a_resume_through_a_symlink_is_refused_while_the_run_writes(
-    puzzles: Path, tmp_path: Path
-) -> None:
-    """harness run --resume --out y.csv, y.csv -> x.csv, while x.csv is written: exit 2."""
-    real = tmp_path / "x.csv"
-    assert 0 == invoke("run", "-q", "-b", "mrv", "--out", real, puzzles).exit_code
-    link = tmp_path / "y.csv"
-    link.symlink_to(real)
-    (tmp_path / "y.meta.json").symlink_to(tmp_path / "x.meta.json")
-    before = real.read_text()
-    with exclusive(real):
-        result = invoke("run", "-q", "--resume", "--out", link, puzzles)
-    assert (RunExit.USAGE, before) == (result.exit_code, real.read_text())
-    assert "is being written by another run" in result.output
-
-
 def test_the_workers_log_is_not_the_harness_output(puzzles: Path, tmp_path: Path) -> None:
     """harness run --out r.csv > r.log: the printed table stays in r.log."""
     done = shell(f"H run -q -b mrv --out r.csv {puzzles} > r.log", tmp_path)
@@ -94,11 +66,10 @@ def test_the_workers_log_is_not_the_harness_output(puzzles: Path, tmp_path: Path
 
 
 def test_a_symlinked_log_is_not_followed(tmp_path: Path) -> None:
-    """A symlink at x.log: the log goes to x-2.log; the link and its target stay as they were."""
+    """A symlink at the log a pool is given: the link and its target stay as they were."""
     target, link = tmp_path / "target.txt", tmp_path / "x.log"
     target.write_text("keep\n")
     link.symlink_to(target)
-    assert tmp_path / "x-2.log" == log_path_for(tmp_path / "x.csv")
     with WorkerPool(log=link):
         pass
     assert ("keep\n", True) == (target.read_text(), link.is_symlink())

@@ -142,7 +142,7 @@ def test_run_metadata_records_the_plugin(example_plugin: Path, tmp_path: Path) -
     """The run's .meta.json names the plugin's distribution, version and entry point."""
     out = tmp_path / "r.csv"
     run("-q", "-b", "example", "-b", "mrv", "--out", str(out), EASY)
-    meta = json.loads(out.with_name("r.meta.json").read_text())
+    meta = json.loads(out.with_name("r.csv.meta.json").read_text())
     assert {
         "example": {
             "distribution": "sudoku-harness-example-plugin",

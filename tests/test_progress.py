@@ -181,3 +181,18 @@ def test_the_eta_waits_until_every_backend_was_timed() -> None:
         progress.update(1, {**row("SOLVED", backend), "wall_s": 1.0})
         etas.append(progress.line().split("ETA ")[1].split(";")[0])
     assert ["?", "?", "0:07", "0:06"] == etas
+
+
+def test_a_resumed_run_says_first_how_many_rows_were_done() -> None:
+    """A resumed run's first line says 900 rows were done; the bar, drawn with the first new
+    row, counts them: 901/1,000, not 1/1,000."""
+    clock, out = Clock(), io.StringIO()
+    with Progress(1000, stream=out, clock=clock, tty=False) as progress:
+        progress.resuming(900)
+        for _ in range(900):
+            progress.update(1, None)
+        clock.now = 2.0
+        progress.update(1, row("SOLVED"))
+    lines = out.getvalue().splitlines()
+    assert "resuming: 900 rows already done" == lines[0]
+    assert lines[1].startswith("solving 901/1,000 90% 0:02, ETA ?; mrv on datasets/hard95.txt")

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from harness.cli import main
 from harness.exit_codes import RunExit
 from harness.results import BASE_COLUMNS
+from harness.results.companions import meta_path_for
 
 SCIENTIFIC = re.compile(r"\d[eE][+-]?\d")
 BACKENDS = ("fast:opt=1", "slow", "broken")
@@ -63,7 +64,7 @@ def results_csv(path: Path, scale: float = 1.0) -> Path:
         "machine": {"cpu_model": "test cpu", "cpu_count": 2},
         "packages": {"pandas": "2"},
     }
-    path.with_name(path.stem + ".meta.json").write_text(json.dumps(meta))
+    meta_path_for(path).write_text(json.dumps(meta))
     return path
 
 

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from harness.cli import main
 from harness.report import thin
 from harness.results import BASE_COLUMNS
+from harness.results.companions import meta_path_for
 
 #: Rows of the synthetic run: half a million, so that writing and reporting them stays
 #: within the suite's budget on a busy 2-core machine (a million take twice as long). Past
@@ -51,7 +52,7 @@ def synthetic_run(path: Path, rows: int = ROWS, backends: int = BACKENDS) -> Pat
                 for n, st, s, k in cells
             )
     meta = {"limits": {"timeout_s": 1.0}, "command": ["harness", "run"], "backends": []}
-    path.with_name(path.stem + ".meta.json").write_text(json.dumps(meta))
+    meta_path_for(path).write_text(json.dumps(meta))
     return path
 
 
@@ -79,7 +80,7 @@ def test_an_against_run_of_many_puzzles_pairs_them_as_a_density(tmp_path: Path) 
     """An --against run of 4,500 puzzles: its old-against-new plot is one density panel
     for the new backend, and the section says it was drawn as a density."""
     csv = synthetic_run(tmp_path / "pairs.csv", rows=9_000, backends=2)
-    meta_path = tmp_path / "pairs.meta.json"
+    meta_path = meta_path_for(csv)
     meta = json.loads(meta_path.read_text()) | {"against": {"pairs": {"b0:opt=0": "b1:opt=1"}}}
     meta_path.write_text(json.dumps(meta))
     out = tmp_path / "pairs.html"

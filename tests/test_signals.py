@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -119,7 +120,7 @@ def test_metadata_is_written_while_a_worker_hangs(tmp_path: Path) -> None:
     """The metadata, git commit included, is on disk while the first solve still hangs."""
     proc = start_run(tmp_path, "sleep-forever")
     workers_of(proc, 1)
-    meta = tmp_path / "run.meta.json"
+    meta = tmp_path / "run.csv.meta.json"
     deadline = time.monotonic() + 5
     while not meta.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -132,3 +133,22 @@ def test_metadata_is_written_while_a_worker_hangs(tmp_path: Path) -> None:
         or None
     )
     assert expected == json.loads(meta.read_text())["git"]["sha"]
+
+
+def test_sigterm_while_reading_a_fifo_leaves_no_temporary_folder(tmp_path: Path) -> None:
+    """SIGTERM while the run waits on a FIFO it copies: exit 143, its copy's folder gone."""
+    fifo, temporary = tmp_path / "puzzles.fifo", tmp_path / "tmp"
+    os.mkfifo(fifo)
+    temporary.mkdir()
+    command = [sys.executable, "-c", SCRIPT, "run", "-q", "--out", str(tmp_path / "r.csv")]
+    env = {**os.environ, "TMPDIR": str(temporary)}
+    proc = subprocess.Popen(
+        [*command, str(fifo)], cwd=PROJECT, env=env, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 20
+    while not list(temporary.glob("harness-*")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert list(temporary.glob("harness-*")), "the run made no copy of the FIFO"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=20)
+    assert (143, []) == (proc.returncode, list(temporary.iterdir())), err

@@ -84,7 +84,7 @@ def test_a_run_records_its_backends_packages(tmp_path: Path) -> None:
     puzzle.write_text("." * 81 + "\n")
     command = ["run", "-q", "-b", "bitmask", "-b", "pycosat", "--out", str(out), str(puzzle)]
     done = CliRunner().invoke(main, command)
-    meta = json.loads(out.with_name("r.meta.json").read_text())
+    meta = json.loads(out.with_name("r.csv.meta.json").read_text())
     assert (0, importlib_versions(["pycosat"])) == (done.exit_code, meta["packages"])
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import platform
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,6 +23,7 @@ from backends.base import SolveResult, Status
 from backends.puzzle import Puzzle
 from harness import exit_codes
 from harness.cli import main
+from harness.results.companions import meta_path_for
 from harness.tables import frames as tables
 from tests.conftest import PROJECT, pattern_puzzle
 from tests.fake_backends import _Fake, _pattern_answer
@@ -101,16 +104,19 @@ def wait_for(path: Path, seconds: float = 15) -> None:
 def test_second_run_on_a_busy_out_is_refused_and_the_hint_is_whole(
     tmp_path: Path, fake_backends: dict
 ) -> None:
-    """A run or --resume on a busy CSV: one line, exit 2; the interrupted run's hint is whole."""
+    """A run or --resume on a busy CSV, by its name or a hard link's: one line, exit 2; the
+    interrupted run's hint is whole."""
     data = puzzle_file(tmp_path / "p.txt")
-    out = tmp_path / "run.csv"
+    out, link = tmp_path / "run.csv", tmp_path / "h.csv"
     args = ["-b", "counting", "-b", "sleep-forever", "--timeout", "60", "--seed", "3"]
     proc = start(tmp_path, "run", "-q", *args, "--out", str(out), str(data))
     try:
-        wait_for(out.with_name("run.csv.lock"))
-        wait_for(out)
-        for extra, message in (([], "exists; pass --resume"), (["--resume"], "is being written")):
-            result = invoke("run", "-q", *extra, "--out", out, data)
+        wait_for(meta_path_for(out))
+        os.link(out, link)
+        shutil.copy(meta_path_for(out), meta_path_for(link))
+        tries = [([], out, "exists; pass --resume"), (["--resume"], out, "is being written")]
+        for extra, name, message in [*tries, (["--resume"], link, "is being written")]:
+            result = invoke("run", "-q", *extra, "--out", name, data)
             assert (2, 1) == (result.exit_code, len(result.output.splitlines())), result.output
             assert message in result.output
     finally:
@@ -121,14 +127,13 @@ def test_second_run_on_a_busy_out_is_refused_and_the_hint_is_whole(
     hint = "harness run -b counting -b sleep-forever --timeout 60 --memory-limit 2048"
     assert hint in joined
     assert f"--seed 3 --resume --out {out} {data}" in joined
-    assert not out.with_name("run.csv.lock").exists()
 
 
 def test_temporary_files_never_follow_a_symlink(tmp_path: Path) -> None:
     """A symlink planted where a temporary file used to be written leaves its target alone."""
     victim = tmp_path / "victim.txt"
     victim.write_text("precious\n")
-    for name in ("r.meta.json.tmp", "r.csv.tmp"):
+    for name in ("r.meta.json.tmp", "r.csv.meta.json.tmp", "r.csv.tmp"):
         (tmp_path / name).symlink_to(victim)
     result = invoke("run", "-q", "--out", tmp_path / "r.csv", puzzle_file(tmp_path / "p.txt"))
     assert (0, "precious\n") == (result.exit_code, victim.read_text())
@@ -154,11 +159,21 @@ def test_resume_takes_the_runs_settings(cut_run: tuple[Path, Path]) -> None:
     """--resume --out alone completes both backends at the run's timeout."""
     data, out = cut_run
     result = invoke("run", "-q", "--resume", "--out", out)
-    meta = json.loads(out.with_name("r.meta.json").read_text())
+    meta = json.loads(out.with_name("r.csv.meta.json").read_text())
     rows = read_rows(out)[1]
     assert 0 == result.exit_code, result.output
     assert (8, {"mrv", "ac3"}) == (len(rows), {r["backend"] for r in rows})
     assert (5, [str(data)]) == (meta["limits"]["timeout_s"], [d["path"] for d in meta["datasets"]])
+
+
+def test_a_resume_says_first_how_many_rows_it_had(cut_run: tuple[Path, Path]) -> None:
+    """--resume without -q: its first line of progress says the row already done."""
+    _, out = cut_run
+    result = invoke("run", "--resume", "--out", out)
+    assert (0, "resuming: 1 row already done") == (
+        result.exit_code,
+        result.stderr.splitlines()[0],
+    )
 
 
 @pytest.mark.parametrize(
@@ -285,6 +300,7 @@ def malformed(tmp_path: Path) -> Path:
     lines = good.read_text().splitlines()
     bad = tmp_path / "bad.csv"
     bad.write_text("\n".join([lines[0], lines[1][:40]]) + "\n")
+    shutil.copy(meta_path_for(good), meta_path_for(bad))  # a run's, but for its rows
     return bad
 
 

@@ -56,7 +56,7 @@ def test_backend_output_goes_to_the_log(tmp_path: Path) -> None:
     """What a backend prints reaches the log beside the CSV, never the harness's stdout."""
     proc = run_subprocess(tmp_path, "-b", "chatty", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     stdout, stderr = proc.communicate(timeout=60)
-    log = (tmp_path / "run.log").read_text()
+    log = (tmp_path / "run.csv.log").read_text()
     assert 0 == proc.returncode
     assert "chatter" not in stdout
     assert "chatter" not in stderr

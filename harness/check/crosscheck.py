@@ -1,11 +1,12 @@
-"""The cross-check: a backend's claim that another backend's *checked* answer refutes is WRONG.
+"""The cross-check: a claim of how many solutions a puzzle has that another backend's
+*checked* answer refutes is WRONG.
 
-Run by ``harness run`` once the run ends, over every row of its CSV as the results engine
-loaded it (:mod:`harness.results.engine`): a query finds the puzzles (dataset and line)
-holding a claim that could be refuted (an UNSAT row beside a checked SOLVED one; under
-``--limit-solutions 2``, a claim of one solution beside a different checked solution, or
-claims of one and of two), and only those are looked at one by one. The CSV is rewritten
-only when a claim falls.
+Under ``--limit-solutions 2``, run by ``harness run`` once the run ends, over every row of
+its CSV as the results engine loaded it (:mod:`harness.results.engine`): a query finds the
+puzzles (dataset and line) where a claim of one solution stands beside a different checked
+solution, or beside a claim of two, and only those are looked at one by one. The CSV is
+rewritten only when a claim falls. (An UNSAT claim needs no other backend: the judge settles
+it with the harness's own search, :func:`harness.check.judge.claim_of_none`.)
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ Texts = Callable[[list[int]], dict[int, tuple[str, str]]]
 #: The cross-check's verdicts: row index -> column -> new text.
 Verdicts = dict[int, dict[str, str]]
 
-SOLVED, UNSAT = Status.SOLVED.value, Status.UNSAT.value
+SOLVED = Status.SOLVED.value
 
 #: Under limit 2: a claim of one solution beside a different checked solution, or beside a
 #: claim of two.
@@ -40,9 +41,9 @@ COUNTS = f"""(bool_or(status = '{SOLVED}' AND solutions = 1)
 DISPUTED = f"""
     WITH claims AS (
         SELECT dataset, line FROM {{table}} GROUP BY dataset, line
-        HAVING bool_or(status = '{SOLVED}') AND (bool_or(status = '{UNSAT}') OR {{counts}})
+        HAVING bool_or(status = '{SOLVED}') AND {COUNTS}
     )
-    SELECT t.rowid, t.dataset, t.line, t.status, t.backend, t.solutions, {{solution}}
+    SELECT t.rowid, t.dataset, t.line, t.status, t.backend, t.solutions, t.solution
     FROM {{table}} t JOIN claims c ON t.dataset = c.dataset AND t.line = c.line
     ORDER BY t.dataset, t.line, t.rowid
 """
@@ -70,21 +71,17 @@ def cross_check(
     """Mark as WRONG every claim another backend's *checked* answer refutes.
 
     Within one puzzle (dataset and line) of ``table`` (one run's rows, with ``status``,
-    ``solutions`` and ``solution``): a checked SOLVED row refutes every UNSAT row; under
-    limit 2, two SOLVED rows with different checked solutions prove at least two solutions,
-    so a row that claims exactly one is refuted. When, under limit 2, one row claims one
-    solution and another two with the same grid, ``settle`` decides (given the texts
-    ``texts`` reads back): a second solution refutes the claims of one, its absence the
-    claims of two. ``table`` is updated; returns the cells to change in the CSV.
+    ``solutions`` and ``solution``), under limit 2: two SOLVED rows with different checked
+    solutions prove at least two solutions, so a row that claims exactly one is refuted.
+    When one row claims one solution and another two with the same grid, ``settle`` decides
+    (given the texts ``texts`` reads back): a second solution refutes the claims of one, its
+    absence the claims of two. Under limit 1 there is no count to refute. ``table`` is
+    updated; returns the cells to change in the CSV.
     """
+    if limit != 2:
+        return {}
     groups: dict[tuple, list[_Row]] = {}
-    counted = limit == 2  # only then does a row hold its solution
-    query = DISPUTED.format(
-        table=table,
-        counts=COUNTS if counted else "false",
-        solution="t.solution" if counted else "NULL",
-    )
-    cursor = con.execute(query)
+    cursor = con.execute(DISPUTED.format(table=table))
     while batch := cursor.fetchmany(1 << 14):
         for index, dataset, line, status, backend, solutions, solution in batch:
             row = _Row(index, status, backend, solutions, solution)
@@ -119,12 +116,9 @@ def _refute(group: list[_Row], verdicts: Verdicts) -> None:
     solved = [r for r in group if r.status == Status.SOLVED]
     if not solved:
         return
-    witness = solved[0]
     distinct = {r.solution for r in solved}
     for row in group:
-        if row.status == Status.UNSAT:
-            _wrong(row, f"claimed UNSAT, but {witness.backend} found a checked solution", verdicts)
-        elif row.claims(1) and len(distinct) > 1:
+        if row.claims(1) and len(distinct) > 1:
             other = next(r for r in solved if r.solution != row.solution)
             reason = f"claimed a unique solution, but {other.backend} found a different checked one"
             _wrong(row, reason, verdicts)

@@ -9,7 +9,8 @@ counts of timeouts, errors and wrong answers always show (once a line drops the 
 folders, every later line does, so a log's lines stay alike). At the end it prints the
 total time. ``quiet`` silences all of it.
 The runner calls :meth:`Progress.update` with the number of finished steps and, when it has
-one, the row just written.
+one, the row just written; a resumed run first calls :meth:`Progress.resuming`, which says
+how many rows were done already (its steps that come without a row are counted, not shown).
 """
 
 from __future__ import annotations
@@ -84,19 +85,26 @@ class Progress:
         if kind is None:
             self._write(self.final_line() + "\n")
 
+    def resuming(self, rows: int) -> None:
+        """The run completes a CSV holding ``rows`` rows already: one line says so, before
+        any other."""
+        if not self.quiet:
+            self._write(f"resuming: {_rows(rows)} already done\n")
+
     def update(self, steps: int = 1, row: Mapping[str, Any] | None = None) -> None:
-        """``steps`` more finished; ``row`` (optional) is the row just written."""
+        """``steps`` more finished; ``row`` (optional) is the row just written, None for
+        steps a resumed run had already (counted, but shown with the next row)."""
         self.done += steps
         if row is None:
             self.resumed += steps
-        else:
-            self.current = f"{row.get('backend', '')} on {row.get('dataset', '')}"
-            status = str(row.get("status", ""))
-            counted = COUNTED.get(status)
-            if counted:
-                self.counts[counted] += 1
-            if status != "UNAVAILABLE":
-                self._solved(steps, str(row.get("backend", "")), row.get("wall_s"))
+            return
+        self.current = f"{row.get('backend', '')} on {row.get('dataset', '')}"
+        status = str(row.get("status", ""))
+        counted = COUNTED.get(status)
+        if counted:
+            self.counts[counted] += 1
+        if status != "UNAVAILABLE":
+            self._solved(steps, str(row.get("backend", "")), row.get("wall_s"))
         if self.quiet:
             return
         now = self.clock()

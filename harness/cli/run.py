@@ -216,12 +216,14 @@ def run(
         "repeat": repeat,
         "seed": seed,
     }
+    context = click.get_current_context()
+    context.with_resource(stop_signals())  # from here, SIGTERM ends the command as Ctrl-C does
     target = cluster_target(cluster, scheduler_file, jobs)
     config = _checked_config(given, jobs, out, resume, target, baseline)
     if against is not None:  # the twins SPEC@REV, checked before any file is read
         config = _against(config, against)
     _note_jobs(jobs, quiet)
-    puzzles = click.get_current_context().with_resource(PuzzleFiles(config.datasets))
+    puzzles = context.with_resource(PuzzleFiles(config.datasets))
     bad = scan_puzzles(puzzles, skip_invalid, max_bad_lines)
     config = dataclasses.replace(config, skipped=bad.kept, skipped_more=bad.more)
     result = _solve(puzzles, config, quiet)
@@ -370,8 +372,8 @@ def _solve(puzzles: PuzzleFiles, config: runner.RunConfig, quiet: bool) -> runne
     """Run with a progress bar; a stop signal ends it with the resume hint and its code."""
     total = runner.total_steps(sum(puzzles.counts.values()), config)
     try:
-        with stop_signals(), Progress(total, quiet=quiet) as bar:
-            return runner.run(puzzles, config, progress=bar.update)
+        with Progress(total, quiet=quiet) as bar:
+            return runner.run(puzzles, config, progress=bar)
     except SudokuError as exc:  # a CSV that cannot be resumed or is busy: found before solving
         raise UserError(str(exc)) from None
     except OSError as exc:  # cannot write the CSV or its metadata (rows so far are kept)

@@ -4,9 +4,11 @@
   column table is there);
 - :mod:`.writer`: appending rows so that an interrupted run leaves a valid file;
 - :mod:`.engine`: results CSVs read by DuckDB, every row checked (every reading command);
-- :mod:`.lock`: one run writes a CSV at a time;
+- :mod:`.lock`: one run writes a CSV at a time, and only a regular file;
+- :mod:`.companions`: the names of the files beside a CSV (``x.csv.meta.json``, ``x.csv.log``);
 - :mod:`.provenance`: the ``.meta.json`` written beside every results CSV;
-- :mod:`.metadata`: reading that ``.meta.json`` back, every field a reader uses checked.
+- :mod:`.metadata`: reading that ``.meta.json`` back, every field a reader uses checked;
+- :mod:`.identity`: whether a file is a results CSV of a harness run (header and metadata).
 
 Written by the runner (:mod:`harness.run.runner`), read by ``table``, ``check``, ``report``,
 ``--resume`` and the end of a run. The names below are the package's public ones.

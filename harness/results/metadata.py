@@ -15,11 +15,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.results.provenance import meta_path_for
+from harness.results.companions import MAX_META_BYTES, meta_to_read
 from harness.results.schema import ResultsError
 
-#: The largest metadata file read: a run's is a few KB, a million skipped lines a few MB.
-MAX_BYTES = 64 << 20
 TEXT, NUMBER, WHOLE, FLAG = "text", "a number", "a whole number", "true or false"
 OBJECT, LIST = "an object", "a list"
 _NULL = "null"
@@ -45,6 +43,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "datasets": (LIST,),
     "backends": (LIST,),
     "skipped_lines": (LIST,),
+    "earlier_runs": (LIST,),
 }
 #: The fields of the objects above (and of each item of the lists ``datasets``, ``backends``).
 INNER: dict[str, dict[str, tuple[str, ...]]] = {
@@ -131,18 +130,19 @@ def _wrong(where: str, value: Any, kinds: tuple[str, ...]) -> str:
 
 
 def read_meta(csv_path: Path | str) -> dict[str, Any] | None:
-    """The metadata beside ``csv_path``, None when there is none, every field a reader
-    uses checked; :class:`ResultsError` naming the file and the field when it is unusable."""
-    path = meta_path_for(Path(csv_path))
+    """The metadata of ``csv_path`` (see :func:`~harness.results.companions.meta_to_read`),
+    None when there is none, every field a reader uses checked; :class:`ResultsError`
+    naming the file and the field when it is unusable."""
+    path = meta_to_read(Path(csv_path))
     try:
         with open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
+            data = f.read(MAX_META_BYTES + 1)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise ResultsError(f"{path}: cannot read it: {exc.strerror or exc}") from None
-    if len(data) > MAX_BYTES:
-        raise ResultsError(f"{path}: larger than {MAX_BYTES >> 20} MB, not a run's metadata")
+    if len(data) > MAX_META_BYTES:
+        raise ResultsError(f"{path}: larger than {MAX_META_BYTES >> 20} MB, not a run's metadata")
     try:
         meta = json.loads(data.decode("utf-8"))
     except RecursionError:

@@ -7,7 +7,9 @@ and OS, the limits, the seed, jobs, repeats, the datasets (with their SHA-256), 
 backends with their availability (and, for a plugin, its distribution, version and entry
 point), skipped input lines, the start and end times, and a calibration: a short fixed
 workload timed at the run's start and end (:mod:`harness.results.calibration`), by which the gate
-divides solve times so that runs on a faster or slower machine stay comparable.
+divides solve times so that runs on a faster or slower machine stay comparable. A resumed
+run also keeps the metadata of each run it completes, in one flat list (:func:`earlier_runs`).
+The file is named from the CSV's whole name (:mod:`harness.results.companions`).
 """
 
 from __future__ import annotations
@@ -23,17 +25,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from harness import __version__
+from harness.results.companions import meta_path_for as meta_path_for  # its writer's name too
+from harness.results.companions import meta_to_read
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def meta_path_for(csv_path: Path) -> Path:
-    """``results/x.csv`` -> ``results/x.meta.json``."""
-    return csv_path.with_name(csv_path.stem + ".meta.json")
 
 
 def package_versions(names: Iterable[str]) -> dict[str, str | None]:
@@ -150,11 +149,15 @@ def plugin_origin(cls: type) -> dict[str, str] | None:
     return {"distribution": info.distribution, "version": info.version, "entry_point": info.target}
 
 
-def replace_atomically(path: Path, write: Callable[[IO[str]], None]) -> None:
+def replace_atomically(
+    path: Path, write: Callable[[IO[str]], None], before: Callable[[int], None] | None = None
+) -> None:
     """Write ``path`` through a temporary file beside it, then rename it into place.
 
     The temporary file gets a fresh unique name, created with ``O_EXCL`` (so a symlink
     planted at that name is never followed), and the file keeps the usual permissions.
+    ``before`` is given the new file's descriptor once it is written, before the rename
+    (:meth:`harness.results.lock.Lock.take` locks it there).
     """
     import tempfile  # here, not at start-up (it imports shutil and lzma)
 
@@ -165,6 +168,9 @@ def replace_atomically(path: Path, write: Callable[[IO[str]], None]) -> None:
         os.fchmod(fd, 0o666 & ~umask)
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
             write(f)
+            if before is not None:
+                f.flush()
+                before(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -194,11 +200,36 @@ def machine_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
 
 def read_meta(csv_path: Path) -> dict[str, Any] | None:
-    """The metadata beside ``csv_path``, or None when it is absent or unreadable."""
+    """The metadata of ``csv_path`` (see :func:`~harness.results.companions.meta_to_read`),
+    or None when it is absent or unreadable."""
     try:
         import json
 
-        data = json.loads(meta_path_for(csv_path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(meta_to_read(csv_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
+
+
+#: Where a resumed run's metadata keeps the metadata of the runs it completes, oldest first.
+EARLIER = "earlier_runs"
+#: Where an older harness kept the one before, each nested in the next.
+NESTED_EARLIER = "previous_session"
+
+
+def earlier_runs(meta: dict[str, Any]) -> list[Any]:
+    """What a run resuming the run of ``meta`` records under :data:`EARLIER`: every earlier
+    run's metadata and ``meta``'s, oldest first, each without its own list. An older file's
+    runs nested under :data:`NESTED_EARLIER` are taken out, a level at a time."""
+    newest_first: list[Any] = []
+    node: Any = meta
+    while isinstance(node, dict):
+        newest_first.append({k: v for k, v in node.items() if k not in (EARLIER, NESTED_EARLIER)})
+        if isinstance(node.get(EARLIER), list):
+            newest_first.extend(reversed(node[EARLIER]))
+            break
+        node = node.get(NESTED_EARLIER)
+    else:
+        if node is not None:  # an older harness wrote "unreadable" for one it could not read
+            newest_first.append(node)
+    return newest_first[::-1]

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.results.lock import Lock
 from harness.results.provenance import replace_atomically
 from harness.results.schema import cell_texts, escape_cell
 
@@ -32,17 +33,26 @@ class RowWriter:
     are kept; a torn last line is cut off, and when the new run needs columns the file
     lacks, the file is rewritten once, atomically, with the wider header). Without it the
     file is started afresh; overwriting an existing one is an error the caller must avoid.
+    ``lock``, the run's lock on the file (:class:`harness.results.lock.Lock`), is taken on
+    each new version before it replaces the file.
     """
 
-    def __init__(self, path: Path, columns: Sequence[str], header: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        columns: Sequence[str],
+        header: list[str] | None = None,
+        lock: Lock | None = None,
+    ) -> None:
         self.path = path
+        self._lock = None if lock is None else lock.take
         header = header or []
         self.columns = header + [c for c in columns if c not in header]
         path.parent.mkdir(parents=True, exist_ok=True)
         if not header:
-            rewrite(path, self.columns, fresh=True)
+            rewrite(path, self.columns, fresh=True, lock=self._lock)
         elif self.columns != header or not _ends_with_newline(path):
-            rewrite(path, self.columns)
+            rewrite(path, self.columns, lock=self._lock)
         self._open()
 
     def _open(self) -> None:
@@ -88,7 +98,7 @@ class RowWriter:
         file is rewritten once, a row at a time, atomically."""
         if changes:
             self._file.close()
-            rewrite(self.path, self.columns, changes)
+            rewrite(self.path, self.columns, changes, lock=self._lock)
             self._open()
 
     def add_columns(self, names: Iterable[str]) -> None:
@@ -99,7 +109,7 @@ class RowWriter:
         if new:
             self.columns = [*self.columns, *new]
             self._file.close()
-            rewrite(self.path, self.columns)
+            rewrite(self.path, self.columns, lock=self._lock)
             self._open()
 
     def close(self) -> None:
@@ -123,11 +133,17 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 def rewrite(
-    path: Path, columns: Sequence[str], changes: Changes | None = None, fresh: bool = False
+    path: Path,
+    columns: Sequence[str],
+    changes: Changes | None = None,
+    fresh: bool = False,
+    lock: Callable[[int], None] | None = None,
 ) -> None:
     """Write ``path`` again, atomically, a row at a time: the header ``columns`` (a wider
     one than the file's: its rows get empty cells there), the cells in ``changes`` set, a
-    torn last line left out. ``fresh``: a new file of the header only."""
+    torn last line left out. ``fresh``: a new file of the header only. ``lock`` is given
+    the new file before it replaces the old (see
+    :func:`~harness.results.provenance.replace_atomically`)."""
     changes = changes or {}
 
     def write(f: io.TextIOBase) -> None:
@@ -146,7 +162,7 @@ def rewrite(
                     fields[at(column)] = escape_cell(text)
                 writer.writerow(fields)
 
-    replace_atomically(path, write)
+    replace_atomically(path, write, lock)
 
 
 def whole_lines(binary: Iterable[bytes]) -> Iterator[str]:

@@ -100,7 +100,9 @@ def _locked(path: Path) -> Iterator[None]:
 
 def worktree(repo: Path, sha: str) -> Path:
     """``repo``'s tree at commit ``sha``, checked out detached in the cache; one already
-    there at that commit is reused, an incomplete or changed one is made again."""
+    there at that commit, with no file changed or added, is reused; anything else at its
+    place (an incomplete or changed tree, a file, a symlink) is removed and the tree made
+    again."""
     root = cache_root()
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -110,9 +112,9 @@ def worktree(repo: Path, sha: str) -> Path:
     with _locked(root / f"{sha}.lock"):
         if _intact(path, sha):
             return path
-        if path.exists():
+        if os.path.lexists(path):
             _git(repo, "worktree", "remove", "--force", str(path))
-            shutil.rmtree(path, ignore_errors=True)
+            _remove(path)
         done = _git(repo, "worktree", "add", "--force", "--detach", str(path), sha)
         if done.returncode != 0 or not _intact(path, sha):
             reason = (done.stderr.strip().splitlines() or ["git worktree add failed"])[-1]
@@ -120,12 +122,26 @@ def worktree(repo: Path, sha: str) -> Path:
     return path
 
 
+def _remove(path: Path) -> None:
+    """Remove what is at ``path``: a folder with all it holds, else the file or symlink."""
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise AgainstError(f"--against: cannot remove {path}: {exc.strerror}") from None
+
+
 def _intact(path: Path, sha: str) -> bool:
-    """Whether ``path`` is a checkout of ``sha`` with no tracked file changed."""
-    if not (path / ".git").exists():
+    """Whether ``path`` is a checkout of ``sha`` with no tracked file changed and no other
+    file in it, ignored or not (any file there may be imported as the old code)."""
+    if not path.is_dir() or path.is_symlink() or not (path / ".git").is_file():
         return False
     head = _git(path, "rev-parse", "HEAD")
-    status = _git(path, "status", "--porcelain", "--untracked-files=no")
+    status = _git(path, "status", "--porcelain", "--untracked-files=all", "--ignored")
     return head.stdout.strip() == sha and status.returncode == 0 and not status.stdout.strip()
 
 

@@ -12,8 +12,11 @@ from backends import NAMED_ONLY, REGISTRY, availability, backend_class, make_bac
 from backends.base import Backend
 from backends.errors import SudokuError
 from harness.puzzles.readers import BadLine
-from harness.results import ResultsError
+from harness.results import ResultsError, companions
 from harness.results.engine import Resumable, resumable
+from harness.results.identity import check_run
+from harness.results.lock import regular_or_absent
+from harness.results.metadata import read_meta
 
 if TYPE_CHECKING:
     from harness.run.cluster import ClusterTarget
@@ -98,14 +101,71 @@ def validate(config: RunConfig) -> None:
     check_out(config)
 
 
-def check_out(config: RunConfig) -> Resumable | None:
+def check_out(config: RunConfig, made: bool = False) -> Resumable | None:
     """What a resumed run needs of the rows already in ``config.out`` (see
-    :func:`harness.results.engine.resumable`), else None; an existing ``out`` without
-    ``resume`` raises :class:`harness.results.ResultsError`."""
-    if config.out.exists() and not config.resume:
+    :func:`harness.results.engine.resumable`), else None; :func:`check_out_file` first,
+    with ``made`` (``out`` is the empty file the run's lock has just made: see
+    :func:`harness.results.exclusive`)."""
+    exists = check_out_file(config.out, config.resume, made)
+    return resumable(config.out, config.limit) if exists else None
+
+
+def check_out_file(out: Path, resume: bool, made: bool = False) -> bool:
+    """Whether ``out`` holds rows a run with ``resume`` is to complete (its rows not read).
+
+    Raises :class:`harness.results.ResultsError`, one line, for an ``out`` the run must
+    not write: named like a companion file, not a regular file, existing without
+    ``resume``, not a harness run (:func:`harness.results.identity.check_run`), or with
+    companions that are not its own (:func:`check_companions`).
+    """
+    suffix = companions.companion_suffix(out)
+    if suffix is not None:
         raise ResultsError(
-            f"{config.out} exists; pass --resume to complete it, or choose another --out"
+            f"--out {out}: a name ending in {suffix} is kept for the files beside a run's "
+            "CSV; choose another"
         )
-    if config.resume and config.out.exists():
-        return resumable(config.out, config.limit)
-    return None
+    exists = regular_or_absent(out) is not None and not made
+    if exists and not resume:
+        raise ResultsError(f"{out} exists; pass --resume to complete it, or choose another --out")
+    if exists:
+        check_run(out)
+    check_companions(out)
+    return exists
+
+
+def check_companions(out: Path) -> None:
+    """Raise :class:`harness.results.ResultsError` unless the metadata and log a run to
+    ``out`` writes (:mod:`harness.results.companions`) are absent or its own: a regular
+    file each; the metadata a run's, and not another CSV's (an older harness's
+    ``x.meta.json`` of ``x.csv`` is at the name of ``x``'s); the log not this command's
+    output, and beside a run's metadata (a log no run made is not appended to)."""
+    meta_path, log_path = companions.meta_path_for(out), companions.log_path_for(out)
+    regular_or_absent(meta_path, "a run's metadata")
+    meta = read_meta(out)  # its own, or an older harness's naming it
+    owner = companions.older_owner(meta, out) if os.path.lexists(meta_path) else None
+    if owner is not None:
+        raise ResultsError(f"{meta_path} is the metadata of {owner}; choose another --out")
+    if regular_or_absent(log_path, "a run's log") is None:
+        return
+    if _is_output(log_path):
+        raise ResultsError(
+            f"{log_path} is where the run writes its log, and this command's output goes "
+            "there too; send the output elsewhere"
+        )
+    if meta is None:
+        raise ResultsError(
+            f"{log_path} exists, but no run to {out} made it; move it, or choose another --out"
+        )
+
+
+def _is_output(path: Path) -> bool:
+    """Whether ``path`` is this process's standard output or error."""
+    info = os.stat(path)
+    for fd in (1, 2):
+        try:
+            mine = os.fstat(fd)
+        except OSError:
+            continue
+        if (mine.st_dev, mine.st_ino) == (info.st_dev, info.st_ino):
+            return True
+    return False

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness.results import ResultsError, metadata, provenance
-from harness.run.config import RunError
+from harness.results import companions, metadata, provenance
+from harness.run.config import RunError, check_out_file
 
 #: Backends whose spec names code to start (a program, a library): a resume runs them only
 #: when the command line names them, never from the metadata alone.
@@ -30,19 +30,25 @@ def resume_settings(out: Path, given: dict[str, Any]) -> dict[str, Any]:
     """The settings of the run recorded beside ``out``, which a ``--resume`` completes.
 
     ``given`` holds the settings named on the command line; each must equal the recorded
-    one (backends and files as sets). Raises :class:`RunError` naming what differs, or a
-    dataset file changed since. Returns ``{}`` when there is no metadata (an older run).
+    one (backends and files as sets). Raises :class:`RunError` naming what differs, a
+    dataset file changed since, or a run of ``--against``; and
+    :class:`harness.results.ResultsError` for an ``out`` that is not a run to complete (see
+    :func:`harness.run.config.check_out_file`).
+    Returns ``{}`` when ``out`` does not exist yet: the run starts.
     """
-    try:
-        meta = metadata.read_meta(out)
-    except ResultsError as exc:
-        raise RunError(f"{exc} (to resume {out})") from None
+    check_out_file(out, resume=True)
+    meta = metadata.read_meta(out)
     if meta is None:
         return {}
+    if "against" in meta:
+        raise RunError(
+            f"--resume: {out} is a run with --against, which cannot be resumed; "
+            "start it again with a new --out"
+        )
     try:
         recorded = {name: get(meta) for name, (_, get) in RESUMED.items()}
     except (KeyError, TypeError):
-        raise RunError(f"{provenance.meta_path_for(out)}: no run settings in it") from None
+        raise RunError(f"{companions.meta_to_read(out)}: no run settings in it") from None
     if "backends" not in given:
         _refuse_code(recorded["backends"])
     differ = [
@@ -53,7 +59,7 @@ def resume_settings(out: Path, given: dict[str, Any]) -> dict[str, Any]:
     if differ:
         raise RunError(
             f"--resume: {'; '.join(differ)}; drop them to take the run's settings "
-            f"from {provenance.meta_path_for(out)}, or choose another --out"
+            f"from {companions.meta_to_read(out)}, or choose another --out"
         )
     for entry in meta["datasets"]:
         path = entry.get("path")

@@ -23,7 +23,6 @@ solve, so an interrupted run keeps it, and completed at the end.
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,14 +36,17 @@ from harness.puzzles.readers import PuzzleRecord
 from harness.results import (
     RowWriter,
     columns_for,
+    companions,
     conditions,
     engine,
     exclusive,
+    metadata,
     provenance,
     row_key,
 )
 from harness.results.calibration import CALIBRATE_END_AFTER_S, CALIBRATION_WORKLOAD, calibrate
 from harness.results.engine import Results, Resumable
+from harness.results.lock import Lock
 from harness.results.writer import whole_lines
 from harness.run.config import (
     DEFAULT_MEMORY_MIB,
@@ -79,8 +81,18 @@ __all__ = [
     "validate",
 ]
 
-#: ``progress(steps, row)``: called as rows finish (``row`` None for one a resumed run had).
-Progress = Callable[[int, dict[str, Any] | None], None]
+
+class Progress(Protocol):
+    """What the run tells of its progress (:class:`harness.cli.progress.Progress`)."""
+
+    def resuming(self, rows: int) -> None:
+        """Before any step: the run completes a CSV that holds ``rows`` rows already."""
+        ...
+
+    def update(self, steps: int, row: dict[str, Any] | None) -> None:
+        """``steps`` more finished: ``row`` the row just written, None for steps a resumed
+        run already had."""
+        ...
 
 
 class Puzzles(Protocol):
@@ -143,15 +155,16 @@ def run(
         reason = unsupported_reason(config.backends[0], first)
         raise RunError(f"nothing to run: no backend given can solve these puzzles ({reason})")
     config.out.parent.mkdir(parents=True, exist_ok=True)
-    with exclusive(config.out):
-        existing = check_out(config)
-        meta = _metadata(puzzles, config)  # type: ignore[arg-type]
+    with exclusive(config.out) as lock:
+        existing = check_out(config, made=lock.created)
+        earlier = metadata.read_meta(config.out) if existing is not None else None
+        meta = _metadata(puzzles, config, earlier)  # type: ignore[arg-type]
         meta["calibration"]["start_s"] = calibrate()
         if config.cluster is None:  # a cluster run's is written once its hosts are known
             provenance.write_json(provenance.meta_path_for(config.out), meta)
         began = time.perf_counter()
         with conditions.recording() as measured, executor(config, meta) as pool:
-            result = _solve_all(puzzles, config, existing, progress, pool)  # type: ignore[arg-type]
+            result = _solve_all(puzzles, config, existing, progress, pool, lock)  # type: ignore[arg-type]
             meta["conditions"] = measured()
         if time.perf_counter() - began >= CALIBRATE_END_AFTER_S:
             meta["calibration"]["end_s"] = calibrate()
@@ -173,9 +186,11 @@ def packages(config: RunConfig) -> list[str]:
     return [*names, *CLUSTER_PACKAGES] if config.cluster is not None else names
 
 
-def _metadata(puzzles: Puzzles, config: RunConfig) -> dict[str, Any]:
-    """The metadata of a run about to start (see :mod:`harness.results.provenance`)."""
-    meta_path = provenance.meta_path_for(config.out)
+def _metadata(
+    puzzles: Puzzles, config: RunConfig, earlier: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The metadata of a run about to start (see :mod:`harness.results.provenance`);
+    ``earlier``: that of the run it resumes, whose runs it keeps, in one flat list."""
     meta: dict[str, Any] = {
         **provenance.environment(packages(config)),
         "csv": str(config.out),
@@ -210,8 +225,8 @@ def _metadata(puzzles: Puzzles, config: RunConfig) -> dict[str, Any]:
     }
     if config.against is not None:  # harness.run.against: the revision each SPEC@REV ran at
         meta["against"] = config.against
-    if config.resume and meta_path.exists():  # keep the earlier sessions' provenance
-        meta["previous_session"] = provenance.read_meta(config.out) or "unreadable"
+    if earlier is not None:
+        meta[provenance.EARLIER] = provenance.earlier_runs(earlier)
     return meta
 
 
@@ -221,14 +236,17 @@ def _solve_all(
     existing: Resumable | None,
     progress: Progress | None,
     pool: WorkerPool | ClusterPool,
+    lock: Lock,
 ) -> RunResult:
     """Write the UNAVAILABLE rows, then every solve's checked row, then read the CSV back
     and cross-check it."""
     result = RunResult(config.out, provenance.meta_path_for(config.out))
     native = [name for c in config.backends for name in c.cls.native_counters]
     header = existing.header if existing is not None else None
-    with RowWriter(config.out, columns_for(native), header) as writer:
+    with RowWriter(config.out, columns_for(native), header, lock) as writer:
         result.resumed = existing.rows if existing is not None else 0
+        if progress and result.resumed:
+            progress.resuming(result.resumed)
         done = existing.done if existing is not None and existing.rows else None
         for choice in config.backends:
             if _unsupported(choice, puzzles.largest):
@@ -274,7 +292,7 @@ def _write_answers(
         row.update(fields)
         writer.write(row)
         if progress:
-            progress(1, row)
+            progress.update(1, row)
 
 
 def _unsupported(choice: BackendChoice, largest: int) -> bool:
@@ -314,7 +332,7 @@ def _write_unavailable(
         if done is None or not done(row_key(row)):
             writer.write(row)
         if progress:
-            progress(config.repeat, row)
+            progress.update(config.repeat, row)
 
 
 def _tasks(
@@ -328,36 +346,9 @@ def _tasks(
     for record, spec, repeat, warmup in plan(records, config):
         if done and not warmup and done(row_key(base_row(record, spec, repeat, config))):
             if progress:
-                progress(1, None)
+                progress.update(1, None)
             continue
         yield Task(spec, record.puzzle, config.limit, config.timeout, (record, repeat, warmup))
-
-
-def log_path_for(csv_path: Path) -> Path:
-    """Where the workers' stdout and stderr go: beside the CSV, ``x.csv`` -> ``x.log``, or
-    ``x-2.log``, ... when ``x.log`` is not a plain file of its own: a symlink, not a
-    regular file, or where the harness's own output goes (``harness run ... > x.log``)."""
-    path, n = csv_path.with_suffix(".log"), 1
-    while not _log_usable(path):
-        n += 1
-        path = csv_path.with_name(f"{csv_path.stem}-{n}.log")
-    return path
-
-
-def _log_usable(path: Path) -> bool:
-    import stat
-
-    try:
-        info = os.stat(path, follow_symlinks=False)
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    ours = set()
-    for fd in (1, 2):
-        with contextlib.suppress(OSError):
-            ours.add((os.fstat(fd).st_dev, os.fstat(fd).st_ino))
-    return stat.S_ISREG(info.st_mode) and (info.st_dev, info.st_ino) not in ours
 
 
 @contextlib.contextmanager
@@ -367,7 +358,8 @@ def executor(config: RunConfig, meta: dict[str, Any]) -> Iterator[WorkerPool | C
     machine and versions, so that it names where the rows came from; a cluster that cannot
     be used fails before anything is written."""
     if config.cluster is None:
-        with WorkerPool(config.jobs, config.memory_limit_mib, log=log_path_for(config.out)) as pool:
+        log = companions.log_path_for(config.out)
+        with WorkerPool(config.jobs, config.memory_limit_mib, log=log) as pool:
             yield pool
         return
     from harness.run import cluster

@@ -71,7 +71,8 @@ class TreeProcess:
         self.tree = tree
         down_r, down_w = os.pipe()
         up_r, up_w = os.pipe()
-        command = [sys.executable, "-c", BOOT, tree, ROOT, str(down_r), str(up_w)]
+        # -B: no bytecode written into the tree, which holds nothing but what git tracks
+        command = [sys.executable, "-B", "-c", BOOT, tree, ROOT, str(down_r), str(up_w)]
         try:
             self.proc = subprocess.Popen(
                 command,
