@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from backends.errors import SudokuError
-from harness.cli.common import UserError
+from harness.cli.common import UserError, fit
 from harness.cli.report import merge_option, results_argument
 
 FORMATS = ("text", "markdown", "csv", "json")
@@ -52,6 +52,8 @@ def table(csvs: tuple[Path, ...], by: str | None, fmt: str, wide: bool, merge: b
             if not count:
                 raise UserError(f"{path}: no result rows")
         summary = stats.summary(results.con, by=groups, merge=merge)
+        for note in results.notes:
+            click.echo(fit(f"note: {note}"), err=True)
     width = None if wide else render.WIDTH
     if fmt == "text":
         text = render.render(summary, width)

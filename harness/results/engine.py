@@ -22,11 +22,19 @@ A file that breaks one, or that DuckDB cannot parse, is refused with one line na
 file, the line and the field (:class:`~harness.results.schema.ResultsError`). A last line
 without its newline was torn by a kill mid-write: it is dropped, as ``--resume`` drops it
 before writing on. A file of nothing but white space has no header and no rows.
+
+Each file's ``.meta.json`` is read and checked (:func:`harness.results.metadata.read_meta`)
+with it. A run that ended recorded there what its CSV was (:func:`harness.results.provenance
+.csv_digest`); a file that is not that file any more (edited by hand), or whose run did not
+end, has the answers it counts as right checked again by the harness's one checker
+(:mod:`harness.check.checker`): a SOLVED row whose grid the checker refuses is WRONG, and
+:attr:`Results.notes` says so.
 """
 
 from __future__ import annotations
 
 import csv
+import math
 import os
 import re
 import sys
@@ -228,6 +236,12 @@ class Results:
     natives: list[str] = field(default_factory=list)
     numeric_natives: list[str] = field(default_factory=list)
     counts: list[int] = field(default_factory=list)
+    #: each file's metadata (None where it has none)
+    metas: list[dict[str, Any] | None] = field(default_factory=list)
+    #: what a reader should know of the files: answers refused when checked again
+    notes: list[str] = field(default_factory=list)
+    #: whether each file's last line was torn (a run stopped mid-write)
+    torn: list[bool] = field(default_factory=list)
 
     def sql(self, query: str, params: Sequence[Any] | None = None) -> duckdb.DuckDBPyRelation:
         return self.con.sql(query, params=params)
@@ -260,20 +274,30 @@ def read(
     paths: Sequence[Path | str],
     columns: Sequence[str] | None = None,
     natives: bool = True,
+    vouched: bool = False,
 ) -> Results:
     """Results CSVs loaded, each file's every row checked (see the module).
 
     ``columns`` names the base columns to keep (default: every one); a base column a file
     lacks is there, empty. With ``natives``, the native statistics' columns too. Raises
-    :class:`ResultsError` naming the file, and the line and field of the first bad row.
+    :class:`ResultsError` naming the file, and the line and field of the first bad row, or
+    the file and the field of a bad ``.meta.json``. ``vouched``: the caller has just checked
+    every answer (the end of a run): none is checked again.
     """
+    from harness.results.metadata import read_meta
+
     con = connect()
     results = Results(con, [Path(p) for p in paths], run_names(paths))
     wanted = list(BASE_COLUMNS if columns is None else columns)
     try:
         for index, (path, run) in enumerate(zip(results.paths, results.runs, strict=True)):
+            results.metas.append(read_meta(path))
             found = _load(con, index, path, run, wanted, natives)
             results.counts.append(found[0])
+            results.torn.append(found[2])
+            if not vouched and found[0]:
+                note = _check_again(con, index, path, results.metas[-1], found[0])
+                results.notes += [note] if note else []
             for name, numeric in found[1]:
                 if name not in results.natives:
                     results.natives.append(name)
@@ -325,9 +349,9 @@ def _load(
     run: str,
     wanted: list[str],
     natives: bool,
-) -> tuple[int, list[tuple[str, bool]]]:
-    """Load file ``index`` into table ``file_<index>``; its row count and native columns
-    (name, whether numbers)."""
+) -> tuple[int, list[tuple[str, bool]], bool]:
+    """Load file ``index`` into table ``file_<index>``; its row count, native columns
+    (name, whether numbers), and whether its last line was torn."""
     import duckdb
 
     found = layout(path)
@@ -365,7 +389,87 @@ def _load(
         con.execute(f"UPDATE {table} SET {c} = {unescaped(name)} WHERE starts_with({c}, chr(39))")
     kinds = [(name, _to_numbers(con, table, name)) for name in extra]
     count = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-    return count, kinds
+    return count, kinds, found.torn
+
+
+def _check_again(
+    con: duckdb.DuckDBPyConnection, index: int, path: Path, meta: dict | None, rows: int
+) -> str | None:
+    """Check again the SOLVED answers of file ``index`` unless its run vouches for it (see
+    the module); a refused one becomes WRONG in the table. A note when any is refused."""
+    from harness.check.checker import all_valid, check_solution
+    from harness.results.provenance import unchanged
+
+    if unchanged(path, (meta or {}).get("csv_digest")):
+        return None
+    layout_ = layout(path)
+    source = _source(path, layout_.header, f"again_{index}")
+    if "solution" not in layout_.header:
+        return None
+    cursor = con.execute(
+        f"SELECT _row, puzzle, solution FROM (SELECT row_number() OVER () - 1 AS _row, status, "
+        f"puzzle, solution FROM {source}) WHERE status = 'SOLVED' AND _row < {int(rows)}"
+    )
+    refused: list[tuple[int, str]] = []
+    while batch := cursor.fetchmany(1 << 12):
+        by_size: dict[int, list[tuple[int, bytes, bytes]]] = {}
+        for row, puzzle, solution in batch:
+            n = math.isqrt(len(puzzle))
+            given, answer = _digits(puzzle, n), _digits(solution or "", n)
+            if n * n != len(puzzle) or given is None or answer is None:
+                refused.append((row, "its puzzle or solution is not a grid of the harness's"))
+                continue
+            by_size.setdefault(n, []).append((row, given, answer))
+        for n, grids in by_size.items():
+            if all_valid([g for _, g, _ in grids], [a for _, _, a in grids], n):
+                continue
+            for row, given, answer in grids:
+                reason = check_solution(tuple(given), tuple(answer))
+                if reason is not None:
+                    refused.append((row, reason))
+    if not refused:
+        return None
+    refused.sort()
+    table = f"file_{index}"
+    kept = {d[0] for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description}
+    said = "changed after its run: the checker refuses its answer: "
+    if "message" in kept:
+        con.executemany(
+            f"UPDATE {table} SET status = 'WRONG', message = ? WHERE rowid = ?",
+            [(said + reason, row) for row, reason in refused],
+        )
+    elif "status" in kept:
+        con.executemany(
+            f"UPDATE {table} SET status = 'WRONG' WHERE rowid = ?", [(row,) for row, _ in refused]
+        )
+    first, reason = refused[0]
+    return (
+        f"{path}: changed since its run wrote it (or its run did not end): its answers were "
+        f"checked again, {len(refused)} refused and counted WRONG "
+        f"(line {_line_of_row(path, first)}: {reason})"
+    )
+
+
+def _digits(text: str, n: int) -> bytes | None:
+    """A grid's canonical text as bytes of digits 0..n (``.`` empty), or None when it holds
+    another character."""
+    from backends.puzzle import canonical_alphabet
+
+    symbols = "." + canonical_alphabet(n) if 1 <= n <= 35 else ""
+    if not symbols or text.strip(symbols):
+        return None
+    return text.encode("ascii").translate(_TABLES.setdefault(n, _table(symbols)))
+
+
+def _table(symbols: str) -> bytes:
+    table = bytearray(range(256))
+    for digit, symbol in enumerate(symbols):
+        table[ord(symbol)] = digit
+    return bytes(table)
+
+
+#: Per grid side: the ``bytes.translate`` table from canonical symbols to digits.
+_TABLES: dict[int, bytes] = {}
 
 
 def _problem(
@@ -487,7 +591,7 @@ def resumable(path: Path, limit: int) -> Resumable:
     were measured under the same solution limit: with another limit, the same key would
     mean another measurement.
     """
-    with read([path], [*KEY_COLUMNS, "limit"], natives=False) as results:
+    with read([path], [*KEY_COLUMNS, "limit"], natives=False, vouched=True) as results:
         other = results.con.execute(
             'SELECT min("limit") FROM rows WHERE "limit" <> ?', [limit]
         ).fetchone()[0]

@@ -44,7 +44,24 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "backends": (LIST,),
     "skipped_lines": (LIST,),
     "earlier_runs": (LIST,),
+    "csv_digest": (OBJECT,),
 }
+#: The bounds a number field keeps (inclusive), where a value beyond them means nothing a
+#: run writes: a calibration is the time of a workload of about a millisecond, a timeout
+#: and a memory limit are positive, a run has a worker and a repeat at least.
+BOUNDS: dict[str, tuple[float, float]] = {
+    "jobs": (1, 1 << 16),
+    "repeat": (1, 10**6),
+    "calibration.start_s": (1e-6, 60.0),
+    "calibration.end_s": (1e-6, 60.0),
+    "limits.timeout_s": (1e-6, 10**7),
+    "limits.memory_limit_mib": (1.0, 1 << 30),
+    "limits.solutions_limit": (1, 2),
+    "machine.cpu_count": (1, 1 << 20),
+    "machine.usable_cpus": (1, 1 << 20),
+}
+#: Lists a run's metadata never leaves empty.
+NOT_EMPTY = ("backends", "datasets")
 #: The fields of the objects above (and of each item of the lists ``datasets``, ``backends``).
 INNER: dict[str, dict[str, tuple[str, ...]]] = {
     "git": {"sha": (TEXT, _NULL), "dirty": (FLAG, _NULL)},
@@ -62,6 +79,7 @@ INNER: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "calibration": {"workload": (TEXT,), "start_s": (NUMBER, _NULL), "end_s": (NUMBER, _NULL)},
     "datasets": {"path": (TEXT,), "sha256": (TEXT, _NULL), "puzzles": (WHOLE,)},
+    "csv_digest": {"size": (WHOLE,), "mtime_ns": (WHOLE,), "sha256": (TEXT, _NULL)},
     "backends": {
         "spec": (TEXT,),
         "available": (FLAG,),
@@ -101,6 +119,11 @@ def problem(meta: Any) -> str | None:
     for name, kinds in FIELDS.items():
         if name in meta and not _fits(meta[name], kinds):
             return _wrong(name, meta[name], kinds)
+        beyond = _beyond(name, meta.get(name))
+        if beyond:
+            return beyond
+        if name in NOT_EMPTY and meta.get(name) == []:
+            return f"{name} is empty: a run has at least one"
     for name, fields in INNER.items():
         value = meta.get(name)
         items = value if isinstance(value, list) else [value] if isinstance(value, dict) else []
@@ -118,7 +141,18 @@ def _inner_problem(where: str, item: Mapping[str, Any], fields: dict) -> str | N
     for field, kinds in fields.items():
         if field in item and not _fits(item[field], kinds):
             return _wrong(f"{where}.{field}", item[field], kinds)
+        beyond = _beyond(f"{where}.{field}", item.get(field))
+        if beyond:
+            return beyond
     return None
+
+
+def _beyond(where: str, value: Any) -> str | None:
+    """Why a number field's value lies beyond its :data:`BOUNDS`, or None."""
+    bounds = BOUNDS.get(where)
+    if bounds is None or _kind(value) not in (WHOLE, NUMBER) or bounds[0] <= value <= bounds[1]:
+        return None
+    return f"{where} is {value!r}, not within {bounds[0]:g} to {bounds[1]:g}"
 
 
 def _wrong(where: str, value: Any, kinds: tuple[str, ...]) -> str:

@@ -199,6 +199,28 @@ def machine_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     ]
 
 
+def csv_digest(path: Path) -> dict[str, Any]:
+    """What vouches for a results CSV as its run left it: its size, modification time and
+    SHA-256, recorded in the metadata when the run ends (see :func:`unchanged`)."""
+    info = os.stat(path)
+    return {"size": info.st_size, "mtime_ns": info.st_mtime_ns, "sha256": file_sha256(str(path))}
+
+
+def unchanged(path: Path, recorded: Any) -> bool | None:
+    """Whether ``path`` is still the file its run recorded (``recorded``: a
+    :func:`csv_digest`); None when nothing was recorded (a run that did not end). A file of
+    the same size and time is taken as unchanged; another time (a copy, a checkout) is
+    settled by its SHA-256."""
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("sha256"), str):
+        return None
+    info = os.stat(path)
+    if info.st_size != recorded.get("size"):
+        return False
+    if info.st_mtime_ns == recorded.get("mtime_ns"):
+        return True
+    return file_sha256(str(path)) == recorded["sha256"]
+
+
 def read_meta(csv_path: Path) -> dict[str, Any] | None:
     """The metadata of ``csv_path`` (see :func:`~harness.results.companions.meta_to_read`),
     or None when it is absent or unreadable."""

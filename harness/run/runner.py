@@ -169,7 +169,10 @@ def run(
         if time.perf_counter() - began >= CALIBRATE_END_AFTER_S:
             meta["calibration"]["end_s"] = calibrate()
         meta.update(
-            finished=provenance.now_iso(), complete=True, cross_checked=result.cross_checked
+            finished=provenance.now_iso(),
+            complete=True,
+            cross_checked=result.cross_checked,
+            csv_digest=provenance.csv_digest(config.out),
         )
         provenance.write_json(result.meta_path, meta)
     return result
@@ -261,7 +264,7 @@ def _solve_all(
         budget = config.timeout or DEFAULT_TIMEOUT_S
         writer.flush()
         columns = [*END_COLUMNS, *(["solution"] if config.limit == 2 else [])]
-        result.results = engine.read([config.out], columns)
+        result.results = engine.read([config.out], columns, vouched=True)
         verdicts = cross_check(
             result.results.con,
             "file_0",
