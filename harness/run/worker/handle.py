@@ -17,8 +17,9 @@ from collections import deque
 from typing import Any
 
 from harness.run.worker.child import worker_main
+from harness.run.worker.output import Log
 from harness.run.worker.reaper import descendants
-from harness.run.worker.wire import Outcome, Task
+from harness.run.worker.wire import Outcome, Reader, Task
 
 #: Seconds between SIGTERM and SIGKILL when a worker is stopped.
 GRACE_S = 0.3
@@ -35,8 +36,15 @@ PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 QUEUE_AHEAD_S = 0.01
 #: Tasks shorter than this on average are collected by polling.
 QUICK_S = 0.002
-#: File descriptors of the parent's ends of every open worker pipe (closed in each child).
-_parent_ends: set[int] = set()
+
+
+def open_fds() -> list[int]:
+    """This process's open file descriptors (from ``/proc``; elsewhere, every number that
+    may be one)."""
+    try:
+        return [int(fd) for fd in os.listdir("/proc/self/fd")]
+    except OSError:
+        return list(range(3, min(os.sysconf("SC_OPEN_MAX"), 4096)))
 
 
 def kill_grace(timeout: float) -> float:
@@ -85,20 +93,29 @@ class WorkerHandle:
     latest started), read by :meth:`running`.
     """
 
-    def __init__(self, ctx: Any, log: str = os.devnull) -> None:
-        # one pipe each way: a one-way pipe is cheaper per message than a duplex socket
+    def __init__(self, ctx: Any, log: Log | None = None) -> None:
+        # one pipe each way: tasks pickled (only the parent writes them), answers in frames
+        # the parent checks (see harness.run.worker.wire)
         child_tasks, self.tasks = ctx.Pipe(duplex=False)
-        self.results, child_results = ctx.Pipe(duplex=False)
-        _parent_ends.update((self.tasks.fileno(), self.results.fileno()))
+        answers, child_answers = os.pipe()
+        self.results = Reader(answers)
+        self.log = log
+        ends = None if log is None else log.pipe()
+        #: the read end of the worker's stdout and stderr (None: they go to /dev/null)
+        self.output, output = (None, None) if ends is None else ends
         #: [tasks the worker has started, perf_counter when the latest started]: shared
         #: memory the worker writes before each task (no message, no system call)
         self.clock = ctx.RawArray("d", 2)
         self.answered = 0  # tasks whose answers the parent has received
-        args = (child_tasks, child_results, os.getpid(), tuple(_parent_ends), log, self.clock)
+        ours = {child_tasks.fileno(), child_answers, output}
+        inherited = tuple(fd for fd in open_fds() if fd > 2 and fd not in ours)
+        args = (child_tasks, child_answers, output, inherited, self.clock)
         self.proc = ctx.Process(target=worker_main, args=args, daemon=True)
         self.proc.start()
         child_tasks.close()
-        child_results.close()
+        os.close(child_answers)
+        if output is not None:
+            os.close(output)
         self.inflight: deque[Task] = deque()
         self.warming = False  # the head task is in its untimed warm-up (the worker said so)
         self.started = 0.0  # when the head task started, as far as the parent knows
@@ -222,7 +239,10 @@ class WorkerHandle:
         _kill_all(started)
 
     def close_pipes(self) -> None:
-        for end in (self.tasks, self.results):
-            if not end.closed:
-                _parent_ends.discard(end.fileno())
-                end.close()
+        """Close the parent's ends of the worker's pipes, its output read to the end first."""
+        if not self.tasks.closed:
+            self.tasks.close()
+        self.results.close()
+        if self.output is not None and self.log is not None:
+            self.log.release(self.output)
+            self.output = None
