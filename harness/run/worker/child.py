@@ -35,6 +35,8 @@ from harness.run.worker.wire import Outcome, Ready, Warming, WireTask, readable,
 ANSWERED = (Status.SOLVED.value, Status.UNSAT.value)  # as a wire tuple's status
 #: A worker sends what it has done at least this often (seconds) while it has tasks.
 FLUSH_S = 0.002
+#: The exit status of a copy of the worker that a solver forked, as it leaves.
+COPY_EXIT = 87
 FORKED = "the solver started a process in the worker (did it fork?); that process was killed"
 
 
@@ -115,7 +117,7 @@ class Children:
     def leave_if_copy(self) -> None:
         """Exit at once, without a word, in a copy of the worker that a solver forked."""
         if os.getpid() != self.worker:
-            os._exit(0)
+            os._exit(COPY_EXIT)
 
     def _now(self) -> bytes | None:
         if self._fd is None:
@@ -155,11 +157,19 @@ class Children:
 
 
 def _is_copy(pid: int) -> bool:
-    """Whether ``pid`` runs this worker's program (a fork of it that did not exec)."""
+    """Whether the child ``pid`` is a copy of this worker: it runs this worker's program (a
+    fork that did not exec), or it has ended as a copy leaves (:data:`COPY_EXIT`)."""
     try:
         return os.readlink(f"/proc/{pid}/exe") == os.readlink("/proc/self/exe")
-    except OSError:
+    except FileNotFoundError:  # it has ended, or is ending: its status tells (not reaped)
+        pass
+    except OSError:  # another program, which this process may not look into
         return False
+    try:
+        ended = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    return ended is not None and ended.si_code == os.CLD_EXITED and ended.si_status == COPY_EXIT
 
 
 def _serve(tasks: Connection, results: int, clock: Any) -> None:

@@ -14,6 +14,7 @@ import os
 import signal
 import time
 from collections import deque
+from multiprocessing.connection import wait
 from typing import Any
 
 from harness.run.worker.child import worker_main
@@ -75,6 +76,23 @@ def _rss_mib(pid: int) -> float:
             return int(f.read().split()[1]) * PAGE_BYTES / 2**20
     except (OSError, ValueError, IndexError):
         return 0.0
+
+
+def join(proc: Any, timeout: float) -> None:
+    """Wait up to ``timeout`` seconds for the worker ``proc`` to end. ``Process.join`` would
+    trust the pipe it watches (the worker holds its write end, and its solver could write to
+    it: the join would then wait for the worker's end however long it took); here its end is
+    asked of ``waitpid`` without blocking, once that pipe wakes this process, every
+    millisecond at most (a process closes its pipes a moment before it has ended)."""
+    deadline = time.monotonic() + timeout
+    step = 0.0001
+    while proc.is_alive():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        if wait([proc.sentinel], left) and proc.is_alive():  # ending, or written to
+            time.sleep(min(left, step))
+            step = min(2 * step, 0.001)
 
 
 def _kill_all(pids: list[int]) -> None:
@@ -210,13 +228,13 @@ class WorkerHandle:
                 os.killpg(pid, sig)
             except (ProcessLookupError, PermissionError):
                 break
-            self.proc.join(wait_s)
+            join(self.proc, wait_s)
             if not self.proc.is_alive():
                 break
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, signal.SIGKILL)  # reap anything left in the group after the leader
         _kill_all(started)
-        self.proc.join(1.0)
+        join(self.proc, 1.0)
         self.close_pipes()
 
     def ask_to_stop(self) -> list[int]:
@@ -231,7 +249,7 @@ class WorkerHandle:
     def finish_stop(self, started: list[int]) -> None:
         """Wait for the worker that :meth:`ask_to_stop` asked to exit; kill it if it does
         not, and whatever it started."""
-        self.proc.join(1.0)
+        join(self.proc, 1.0)
         if self.proc.is_alive():
             self.kill()
         else:

@@ -43,7 +43,13 @@ from pathlib import Path
 from typing import Any
 
 from backends.base import Status
-from harness.run.worker.handle import MEMORY_POLL_S, QUEUE_AHEAD_S, WorkerHandle, describe_death
+from harness.run.worker.handle import (
+    MEMORY_POLL_S,
+    QUEUE_AHEAD_S,
+    WorkerHandle,
+    describe_death,
+    join,
+)
 from harness.run.worker.output import Log
 from harness.run.worker.wire import FRAME_STALL_S, Malformed, Outcome, Task, Warming, make_outcome
 from harness.tables.humanize import seconds
@@ -315,34 +321,37 @@ class WorkerPool:
     ) -> Iterator[list[tuple[Task, Outcome]]]:
         """Every answer waiting in ``worker``'s pipe; when it died, the task it was running
         is ERROR; when it sent what is no answer, that task is ERROR and it is replaced."""
-        try:
-            received = worker.results.read()
-            if sum(type(item) is tuple for item in received) > len(worker.inflight):
-                raise Malformed("more answers than tasks")
-        except EOFError:
-            yield [self._died(worker, pending)]
-            return
-        except Malformed as exc:
-            yield [self._malformed(worker, pending, str(exc))]
-            return
-        answers = []
-        now = time.perf_counter()  # the message came no later: its tasks were done
-        for item in received:
-            if type(item) is tuple:
-                outcome = self._receive(item)
-                worker.learn(outcome)
-                answers.append((worker.finished(now), outcome))
-            elif type(item) is Warming:  # about the head task's warm-up
-                worker.warming = True
-            elif worker.inflight:  # Ready: warmed up, the timed part starts at item.at
-                if item.failure is not None:
-                    head = worker.inflight[0]
-                    self._broken[(head.backend, head.puzzle.box)] = item.failure
-                worker.restart(item.at)
-        if len(worker.inflight) < self._depth(worker) // 2:
-            self._refill(worker, pending)  # keep it busy while the caller handles these
-        if answers:
-            yield answers
+        while True:
+            try:
+                received = worker.results.read()
+                if sum(type(item) is tuple for item in received) > len(worker.inflight):
+                    raise Malformed("more answers than tasks")
+            except EOFError:
+                yield [self._died(worker, pending)]
+                return
+            except Malformed as exc:
+                yield [self._malformed(worker, pending, str(exc))]
+                return
+            answers = []
+            now = time.perf_counter()  # the message came no later: its tasks were done
+            for item in received:
+                if type(item) is tuple:
+                    outcome = self._receive(item)
+                    worker.learn(outcome)
+                    answers.append((worker.finished(now), outcome))
+                elif type(item) is Warming:  # about the head task's warm-up
+                    worker.warming = True
+                elif worker.inflight:  # Ready: warmed up, the timed part starts at item.at
+                    if item.failure is not None:
+                        head = worker.inflight[0]
+                        self._broken[(head.backend, head.puzzle.box)] = item.failure
+                    worker.restart(item.at)
+            if len(worker.inflight) < self._depth(worker) // 2:
+                self._refill(worker, pending)  # keep it busy while the caller handles these
+            if answers:
+                yield answers
+            if not worker.results.failed:  # else what came after these: its end, or junk
+                return
 
     def _malformed(self, worker: WorkerHandle, pending: _Feed, reason: str) -> tuple[Task, Outcome]:
         """A worker that sent what is no answer (its solver wrote to its pipe, say): it is
@@ -357,7 +366,7 @@ class WorkerPool:
         it died warming up), naming the signal or exit code."""
         index, started = worker.running()
         elapsed = time.perf_counter() - started
-        worker.proc.join(1.0)
+        join(worker.proc, 1.0)
         message = describe_death(worker.proc.exitcode)
         warming = worker.warming
         task = self._replace(worker, pending, index)

@@ -336,6 +336,11 @@ class Reader:
             raise Malformed(f"a frame of {length} bytes, over {MAX_FRAME}")
         return int(length)
 
+    @property
+    def failed(self) -> bool:
+        """Whether :meth:`read` will raise (the worker's end, or what is no frame) at once."""
+        return self._failure is not None
+
     def stalled(self, now: float) -> bool:
         """Whether a frame has stayed half-read for :data:`FRAME_STALL_S` by ``now``."""
         return self.partial_since is not None and now - self.partial_since >= FRAME_STALL_S
