@@ -6,7 +6,7 @@ backend starts stays its descendant when its own parent exits, whatever its sess
 forks a watcher, a child of the worker that holds nothing but the worker's end of a pipe whose
 other end only the harness holds (the tasks pipe): when the harness ends, by any means, that
 pipe hangs up, and the watcher stops the worker (SIGSTOP, which nothing can ignore), kills
-every process below it, then SIGKILLs the worker's process group, the watcher with it. The
+every process below it, then SIGKILLs the worker and the process group it leads. The
 watcher only waits on the pipe (``poll`` for its hang-up, never reading), so it costs nothing
 while the harness lives; it dies with the worker (``PR_SET_PDEATHSIG``). It is named
 :data:`WATCHER_NAME`, and :func:`descendants` leaves it out, so its memory (a copy of the
@@ -121,7 +121,9 @@ def _watch(worker: int, lifeline: int) -> None:
             os.kill(worker, signal.SIGSTOP)  # it starts nothing more while its own are killed
         kill_descendants(worker)
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(worker, signal.SIGKILL)  # the worker, its group, this watcher last
+            os.kill(worker, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(worker, signal.SIGKILL)  # the group it leads, if any: this watcher too
     finally:
         os._exit(0)
 

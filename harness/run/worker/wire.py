@@ -27,6 +27,7 @@ import os
 import select
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, NamedTuple
@@ -252,23 +253,25 @@ def _checked(item: Any) -> Any:
     raise Malformed(f"an item that is no answer nor notice: {str(item)[:40]!r}")
 
 
-def _items(payload: bytearray) -> list[Any]:
-    """The checked items of a frame's payload; raises :class:`Malformed`."""
+def _items(payload: bytearray, checked: Callable[[Any], Any]) -> list[Any]:
+    """The items of a frame's payload, each ``checked``; raises :class:`Malformed`."""
     try:
         items = json.loads(payload)
     except (ValueError, RecursionError) as exc:
         raise Malformed(f"a frame that is not JSON ({str(exc)[:60]})") from None
     if type(items) is not list:
         raise Malformed("a frame that is not a list")
-    return list(map(_checked, items))
+    return list(map(checked, items))
 
 
 class Reader:
     """The parent's end of a worker's answers: read without blocking, a frame at a time,
-    each checked (:meth:`read`). Its :meth:`fileno` is for ``select``."""
+    each item checked by ``checked`` (by default as an answer or a notice: see :meth:`read`).
+    Its :meth:`fileno` is for ``select``."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, checked: Callable[[Any], Any] | None = None) -> None:
         self.fd = fd
+        self._checked = _checked if checked is None else checked
         os.set_blocking(fd, False)
         self._buffer = bytearray()
         self._failure: EOFError | Malformed | None = None  # to raise once the items are taken
@@ -314,7 +317,7 @@ class Reader:
                 end = start + HEADER.size + self._length(buffer, start)
                 if len(buffer) < end:
                     break
-                items += _items(buffer[start + HEADER.size : end])
+                items += _items(buffer[start + HEADER.size : end], self._checked)
                 start = end
             if ended:
                 raise EOFError
