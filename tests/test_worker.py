@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -67,6 +68,14 @@ def test_outcome_crosses_the_wire_unchanged() -> None:
     ]
 
 
+def framed(**changed: object) -> bytes:
+    """A frame of one answer as a worker sends it, with fields changed (by index: ``f2``)."""
+    item = json.loads(wire.frame([Outcome(Status.SOLVED, None, b"\x01", 1).wire()])[8:])[0]
+    for key, value in changed.items():
+        item[int(key[1:])] = value
+    return wire.frame([item])
+
+
 @pytest.mark.parametrize(
     ("data", "reason"),
     [
@@ -74,12 +83,14 @@ def test_outcome_crosses_the_wire_unchanged() -> None:
         (wire.HEADER.pack(wire.MAGIC, wire.MAX_FRAME + 1), "a frame of 33554433 bytes, over"),
         (wire.HEADER.pack(wire.MAGIC, 3) + b"[1,", "a frame that is not JSON"),
         (wire.frame([{"a": 1}]), "an item that is no answer nor notice"),
-        (wire.frame([["SOLVED", None]]), "an answer of 2 fields, not 16"),
-        (wire.frame([["WON", *[None] * 15]]), "unknown status 'WON'"),
-        (wire.frame([["SOLVED", None, "zz", *[None] * 4, [], *[None] * 8]]), "not hex"),
-        (wire.frame([["SOLVED", 3, *[None] * 14]]), "an answer with a field of the wrong type"),
-        (wire.frame([["SOLVED", None, None, True, *[None] * 12]]), "a field of the wrong type"),
-        (wire.frame([["SOLVED", *[None] * 6, [["x"]], *[None] * 8]]), "a native statistic"),
+        (wire.frame([["SOLVED", None]]), "an answer of 2 fields, not 10"),
+        (framed(f0="WON"), "unknown status 'WON'"),
+        (framed(f2="zz"), "a solution that is not hex"),
+        (framed(f1=3), "an answer with a field of the wrong type"),
+        (framed(f3=True), "an answer with a field of the wrong type"),
+        (framed(f8="00" * 55 + "zz"), "measures that are not hex of 7 numbers"),
+        (framed(f8="00"), "measures that are not hex of 7 numbers"),
+        (framed(f7=[["x"]]), "a native statistic"),
     ],
 )
 def test_what_is_no_frame_of_answers_is_refused(data: bytes, reason: str) -> None:

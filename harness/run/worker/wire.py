@@ -117,7 +117,12 @@ class Outcome(NamedTuple):
 #: ``Outcome(...)`` fills in (once per solve in a worker and in the parent)
 make_outcome = Outcome._make
 _STATUS = {status.value: status for status in Status}
-FIELDS = len(Outcome._fields)
+#: An answer's seven measures (``encode_s`` to ``wall_s``) as one field of a frame: packed,
+#: in hex, NaN for None (a float's decimal text costs a worker and the parent far more).
+MEASURES = struct.Struct("<7d")
+_NAN = float("nan")
+#: The fields of an answer in a frame: the measures are one.
+FIELDS = len(Outcome._fields) - MEASURES.size // 8 + 1
 
 
 def readable(connection: Connection) -> bool:
@@ -176,9 +181,30 @@ def _plain(value: object) -> object:
 _encode = json.JSONEncoder(separators=(",", ":"), default=_plain).encode
 
 
+def _measures(values: tuple[Any, ...]) -> str:
+    """The seven measures of an answer, packed (see :data:`MEASURES`)."""
+    try:
+        return MEASURES.pack(*[_NAN if v is None else v for v in values]).hex()
+    except (struct.error, TypeError):  # a backend's clock that is no number: not measured
+        numbers_only = [v if isinstance(v, (int, float)) else _NAN for v in values]
+        return MEASURES.pack(*numbers_only).hex()
+
+
 def frame(items: list[Any]) -> bytes:
     """``items`` (answers as :meth:`Outcome.wire` tuples, and notices) as one frame."""
-    payload = _encode(items).encode()
+    framed = [
+        [
+            *item[:2],
+            item[2].hex() if type(item[2]) is bytes else item[2],
+            *item[3:8],
+            _measures(item[8:15]),
+            item[15],
+        ]
+        if type(item) is tuple
+        else item
+        for item in items
+    ]
+    payload = _encode(framed).encode()
     return HEADER.pack(MAGIC, len(payload)) + payload
 
 
@@ -198,52 +224,29 @@ class Malformed(Exception):
 
 _NONE = type(None)
 _OPT_STR = (str, _NONE)
-_OPT_INT = (int, _NONE)
-_OPT_NUM = (float, int, _NONE)
+_OPT_INT = frozenset((int, _NONE))
 _SCALAR = (str, int, float, bool, _NONE)
+
+
+#: The field types of answers found right (a set of tuples): most answers of a run share a
+#: few, so each is checked field by field once.
+_GOOD: set[tuple[type, ...]] = set()
+_ANSWER_TYPES = (
+    (str,),
+    _OPT_STR,
+    (str, list, _NONE),
+    *[tuple(_OPT_INT)] * 4,
+    (list,),
+    (str,),
+    _OPT_STR,
+)
 
 
 def _checked(item: Any) -> Any:
     """An item of a frame as the pool takes it: an answer as its wire tuple (the solution
     as bytes or a tuple of ints), or a notice; raises :class:`Malformed`."""
     if type(item) is list:
-        if len(item) != FIELDS:
-            raise Malformed(f"an answer of {len(item)} fields, not {FIELDS}")
-        status, message, solution, *counts, native = item[:8]
-        if status not in _STATUS:
-            raise Malformed(f"unknown status {str(status)[:40]!r}")
-        if (
-            type(message) not in _OPT_STR
-            or any(type(c) not in _OPT_INT for c in counts)
-            or any(type(t) not in _OPT_NUM for t in item[8:15])
-            or type(item[15]) not in _OPT_STR
-            or type(native) is not list
-        ):
-            raise Malformed("an answer with a field of the wrong type")
-        if type(solution) is str:
-            try:
-                item[2] = bytes.fromhex(solution)
-            except ValueError:
-                raise Malformed("a solution that is not hex") from None
-        elif type(solution) is list:
-            if any(type(d) is not int for d in solution):
-                raise Malformed("a solution with a digit that is not an integer")
-            item[2] = tuple(solution)
-        elif solution is not None:
-            raise Malformed("a solution of the wrong type")
-        if native:
-            if any(
-                type(p) is not list
-                or len(p) != 2
-                or type(p[0]) is not str
-                or type(p[1]) not in _SCALAR
-                for p in native
-            ):
-                raise Malformed("a native statistic that is not a (name, value) pair")
-            item[7] = tuple(map(tuple, native))
-        else:
-            item[7] = ()
-        return tuple(item)
+        return _answer(item)
     if item == "warming":
         return Warming()
     if type(item) is dict and item.keys() == {"ready", "failure"}:
@@ -251,6 +254,47 @@ def _checked(item: Any) -> Any:
         if type(at) in (float, int) and type(failure) in _OPT_STR:
             return Ready(float(at), failure)
     raise Malformed(f"an item that is no answer nor notice: {str(item)[:40]!r}")
+
+
+def _answer(item: list[Any]) -> tuple[Any, ...]:
+    """An answer of a frame (see :func:`frame`) as its wire tuple; raises :class:`Malformed`."""
+    shape = tuple(map(type, item))
+    if shape not in _GOOD:
+        if len(item) != FIELDS:
+            raise Malformed(f"an answer of {len(item)} fields, not {FIELDS}")
+        if not all(map(operator.contains, _ANSWER_TYPES, shape)):
+            raise Malformed("an answer with a field of the wrong type")
+        if len(_GOOD) < 4096:
+            _GOOD.add(shape)
+    status, message, solution, solutions, nodes, guesses, backtracks, native, measures, host = item
+    if status not in _STATUS:
+        raise Malformed(f"unknown status {str(status)[:40]!r}")
+    try:
+        values = MEASURES.unpack(bytes.fromhex(measures))
+    except (ValueError, struct.error):
+        raise Malformed("measures that are not hex of 7 numbers") from None
+    total = sum(values)
+    if total != total:  # a NaN among them: not measured
+        values = tuple([None if v != v else v for v in values])
+    if type(solution) is str:
+        try:
+            solution = bytes.fromhex(solution)
+        except ValueError:
+            raise Malformed("a solution that is not hex") from None
+    elif type(solution) is list:
+        if any(type(d) is not int for d in solution):
+            raise Malformed("a solution with a digit that is not an integer")
+        solution = tuple(solution)
+    if native:
+        if any(
+            type(p) is not list or len(p) != 2 or type(p[0]) is not str or type(p[1]) not in _SCALAR
+            for p in native
+        ):
+            raise Malformed("a native statistic that is not a (name, value) pair")
+        native = tuple(map(tuple, native))
+    else:
+        native = ()
+    return (status, message, solution, solutions, nodes, guesses, backtracks, native, *values, host)
 
 
 def _items(payload: bytearray, checked: Callable[[Any], Any]) -> list[Any]:
