@@ -51,7 +51,15 @@ from harness.run.worker.handle import (
     join,
 )
 from harness.run.worker.output import Log
-from harness.run.worker.wire import FRAME_STALL_S, Malformed, Outcome, Task, Warming, make_outcome
+from harness.run.worker.wire import (
+    FRAME_STALL_S,
+    Malformed,
+    Outcome,
+    Task,
+    Warming,
+    make_outcome,
+    readable,
+)
 from harness.tables.humanize import seconds
 
 #: Most tasks queued at one worker.
@@ -350,8 +358,8 @@ class WorkerPool:
                 self._refill(worker, pending)  # keep it busy while the caller handles these
             if answers:
                 yield answers
-            if not worker.results.failed:  # else what came after these: its end, or junk
-                return
+            if not (worker.inflight and readable(worker.results)) and not worker.results.failed:
+                return  # (a failure is what came after these answers: the end, or junk)
 
     def _malformed(self, worker: WorkerHandle, pending: _Feed, reason: str) -> tuple[Task, Outcome]:
         """A worker that sent what is no answer (its solver wrote to its pipe, say): it is

@@ -125,10 +125,10 @@ _NAN = float("nan")
 FIELDS = len(Outcome._fields) - MEASURES.size // 8 + 1
 
 
-def readable(connection: Connection) -> bool:
-    """Whether a message waits in ``connection``: one select(2), where
+def readable(end: Connection | Reader) -> bool:
+    """Whether something waits to be read at ``end``: one select(2), where
     ``Connection.poll`` builds a selector each time."""
-    return bool(select.select((connection,), (), (), 0)[0])
+    return bool(select.select((end,), (), (), 0)[0])
 
 
 @dataclass(frozen=True)
@@ -184,8 +184,8 @@ _encode = json.JSONEncoder(separators=(",", ":"), default=_plain).encode
 def _measures(values: tuple[Any, ...]) -> str:
     """The seven measures of an answer, packed (see :data:`MEASURES`)."""
     try:
-        return MEASURES.pack(*[_NAN if v is None else v for v in values]).hex()
-    except (struct.error, TypeError):  # a backend's clock that is no number: not measured
+        return MEASURES.pack(*values).hex()
+    except (struct.error, TypeError):  # one not measured (None), or a clock that is no number
         numbers_only = [v if isinstance(v, (int, float)) else _NAN for v in values]
         return MEASURES.pack(*numbers_only).hex()
 
