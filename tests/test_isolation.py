@@ -15,10 +15,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from harness.results import read_rows
 from harness.run.worker import output
 from tests.conftest import PROJECT
-from tests.test_lib import compile_library, three_puzzles
+from tests.test_lib import by_line, compile_library, three_puzzles
 from tests.test_reaper import marker, sleeps
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")
@@ -151,7 +150,7 @@ def test_bytes_a_library_writes_to_the_answer_pipe_cost_its_row_alone(
     nothing runs in the harness, nothing hangs."""
     library, facts = misbehaving
     code, stderr = harness(tmp_path, f"lib:{library}:{symbol}", "--timeout", "30")
-    rows = read_rows(tmp_path / "run.csv")[1]
+    rows = by_line(tmp_path / "run.csv")
     statuses = [(row["status"], row["message"][: len(reason) + 32]) for row in rows]
     malformed = ("ERROR", f"worker sent a malformed answer: {reason}")
     assert (4, "", False) == (code, stderr, os.path.exists(facts["pwned"]))
@@ -165,7 +164,7 @@ def test_a_worker_holds_none_of_the_harness_s_files(
     does not hold it), and every answer stands."""
     library, _ = misbehaving
     code, stderr = harness(tmp_path, f"lib:{library}:to_files")
-    rows = read_rows(tmp_path / "run.csv")[1]
+    rows = by_line(tmp_path / "run.csv")
     text = (tmp_path / "run.csv").read_text()
     assert (0, "", ["SOLVED"] * 3, False) == (
         code,
@@ -182,7 +181,7 @@ def test_a_library_that_forks_is_one_error_row(
     that puzzle is ERROR, the others are answered once each, right."""
     library, _ = misbehaving
     code, stderr = harness(tmp_path, f"lib:{library}:forks")
-    rows = read_rows(tmp_path / "run.csv")[1]
+    rows = by_line(tmp_path / "run.csv")
     forked = "the solver started a process in the worker (did it fork?); that process was killed"
     assert (4, "") == (code, stderr)
     assert [("SOLVED", ""), ("ERROR", forked), ("SOLVED", "")] == [
@@ -266,7 +265,7 @@ def test_what_a_library_prints_is_bounded_and_cannot_speak_for_it(tmp_path: Path
     assert (0, "", ["SOLVED"] * 3) == (
         done.returncode,
         done.stderr,
-        [row["status"] for row in read_rows(out)[1]],
+        [row["status"] for row in by_line(out)],
     )
     assert (output.LOG_CAP + len(cut), True) == (len(log), log.endswith(cut.encode()))
     assert int(peak.read_text()) < 200 * 1024  # KiB: what a bare harness takes, not 300 MB
