@@ -17,16 +17,21 @@ worker (ERROR for its puzzle, a fresh worker for the next), a hang is killed at 
 and its memory counts against the worker's limit. Building the backend (in the harness,
 before any solve) loads the library once in a short-lived subprocess, so a path that does not
 exist, is not a shared library, or lacks the symbol is refused with one line, and a library
-that crashes as it loads crashes only that subprocess.
+that crashes as it loads crashes only that subprocess. What the library prints as it loads is
+dropped there, and only a few bytes of the subprocess's own report are read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import re
+import select
+import signal
 import subprocess
 import sys
+import time
 from typing import Any, ClassVar
 
 from backends.base import Backend, Option, SolveResult, Status
@@ -50,22 +55,35 @@ UNFILLED = (-1, -1, -1, -1)
 #: The solution buffer's size: every grid's n*n characters and the NUL fit (n <= 25).
 SOLUTION_BYTES = 25 * 25 + 1
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: The most bytes read from the checking subprocess: its report, never the library's output.
+REPORT_MAX = 4096
 #: What the checking subprocess runs: load the library, find the function, read the info.
+#: The library's own output (a constructor that prints) goes to /dev/null; the script's
+#: report goes to the harness on a descriptor of its own: the info, exit 0, or the reason
+#: the library is refused, exit 3.
 _CHECK = """
-import ctypes, sys
+import ctypes, os, sys
 path, symbol, info_name = sys.argv[1:]
+report = os.dup(1)
+null = os.open(os.devnull, os.O_WRONLY)
+os.dup2(null, 1)
+os.dup2(null, 2)
+def done(text, code):
+    os.write(report, text.encode("utf-8", "replace")[:4096])
+    sys.exit(code)  # what the library does at exit costs only this check, under its limit
 try:
     library = ctypes.CDLL(path)
 except OSError as exc:
     reason = str(exc)[len(path) + 2 :] if str(exc).startswith(path + ": ") else str(exc)
-    sys.exit("is not a shared library this process can load: %s" % reason)
+    done("is not a shared library this process can load: %s" % reason, 3)
 if not hasattr(library, symbol):
-    sys.exit("has no function %r" % symbol)
+    done("has no function %r" % symbol, 3)
 info = getattr(library, info_name, None)
+text = b""
 if info is not None:
     info.restype = ctypes.c_char_p
-    text = info()
-    sys.stdout.write(text.decode("utf-8", "replace") if text else "")
+    text = info() or b""
+done(text.decode("utf-8", "replace"), 0)
 """
 #: (real path, size, mtime, symbol) -> the library's info text: each library is checked once
 #: a process (a worker forked after the check inherits it).
@@ -99,22 +117,56 @@ def check_library(path: str, symbol: str) -> str:
         return known
     command = [sys.executable, "-I", "-S", "-c", _CHECK, os.path.abspath(path), symbol, INFO_SYMBOL]
     try:
-        done = subprocess.run(command, capture_output=True, timeout=CHECK_TIMEOUT_S, check=False)
+        code, said = _checked_run(command)
     except subprocess.TimeoutExpired:
         raise BackendOptionError(
             f"lib:{path}: loading it took over {CHECK_TIMEOUT_S:g} s (a hang as it loads?)"
         ) from None
-    if done.returncode != 0:
-        said = done.stderr.decode(errors="replace").strip().splitlines()
-        reason = said[-1] if said and done.returncode > 0 else _death(done.returncode)
+    if code != 0:
+        reason = said.strip() if code == 3 else _death(code)
         raise BackendOptionError(f"lib:{path}: {reason[:200]}")
-    _CHECKED[key] = info = done.stdout.decode(errors="replace").strip()
+    _CHECKED[key] = info = said.strip()
     return info
 
 
-def _death(code: int) -> str:
-    import signal
+def _checked_run(command: list[str]) -> tuple[int, str]:
+    """Run the check ``command`` in a session of its own, standard error to /dev/null: its
+    exit status and the first :data:`REPORT_MAX` bytes of its standard output, read as they
+    come. Raises TimeoutExpired after :data:`CHECK_TIMEOUT_S` (the session killed)."""
+    deadline = time.monotonic() + CHECK_TIMEOUT_S
+    proc = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    said = bytearray()
+    try:
+        while len(said) < REPORT_MAX:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(command, CHECK_TIMEOUT_S)
+            if not select.select([fd], [], [], min(left, 0.05))[0]:
+                if proc.poll() is not None:  # what came is all (a process it left may hold
+                    break  # the pipe open)
+                continue
+            chunk = os.read(fd, REPORT_MAX)
+            if not chunk:
+                break
+            said += chunk
+        code = proc.wait(max(0.0, deadline - time.monotonic()))
+    finally:
+        proc.stdout.close()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)  # the check's session: nothing of it stays
+        proc.wait()
+    return code, bytes(said[:REPORT_MAX]).decode(errors="replace")
 
+
+def _death(code: int) -> str:
     try:
         return f"it crashed as it loaded ({signal.Signals(-code).name})"
     except ValueError:

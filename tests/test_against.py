@@ -6,9 +6,11 @@ import dataclasses
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 from click.testing import CliRunner
 
@@ -20,6 +22,7 @@ from harness.run.config import RunConfig
 from harness.run.worker import trees
 from tests.conftest import PROJECT, pattern_puzzle
 from tests.results_file import read_rows
+from tests.test_reaper import marker, sleeps
 
 #: Appended to the old tree's mrv.py: its node counts are 1000 higher than the new code's.
 COUNTS_MORE = """
@@ -237,4 +240,74 @@ def test_check_of_an_against_run_gives_its_pairs_verdict(repo: Path, tmp_path: P
     assert (CheckExit.REGRESSION, True) == (
         result.exit_code,
         "- paired in one run, old -> new: mrv@v1 -> mrv" in result.output,
+    )
+
+
+#: Runs the harness on the repository $AGAINST_REPO, with the least warm-up limit at 1 s (a
+#: check's limit is one a backend).
+QUICK_CHECK = """
+import os, pathlib
+from harness.run import against
+against.repository = lambda: pathlib.Path(os.environ["AGAINST_REPO"])
+against.WARMUP_TIMEOUT_S = 1.0
+from harness.cli.entry import main
+main()
+"""
+
+
+def harness_against(repo: Path, tmp_path: Path, appended: str) -> subprocess.CompletedProcess:
+    """``harness run -q -b mrv --against HEAD`` in a child process, HEAD's backends/__init__.py
+    with ``appended`` at its end (a hang past 120 s fails the test)."""
+    with open(repo / "backends" / "__init__.py", "a") as f:
+        f.write(appended)
+    git(repo, "commit", "-qam", "misbehaving")
+    command = [sys.executable, "-c", QUICK_CHECK, "run", "-q", "-b", "mrv", "--against", "HEAD"]
+    command += ["--timeout", "1", "--out", str(tmp_path / "run.csv"), str(puzzles(tmp_path))]
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "AGAINST_REPO": str(repo)}
+    try:
+        return subprocess.run(
+            command, cwd=PROJECT, capture_output=True, text=True, timeout=120, env=env
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("the harness hung on the old tree's check")
+
+
+def test_an_old_tree_that_floods_its_output_is_checked_and_run(repo: Path, tmp_path: Path) -> None:
+    """An old backends package that writes 10 MB to stdout and 200 KB to stderr as it is
+    imported: the check reads it as it comes, none of it reaches the harness's output."""
+    flood = "import sys\nsys.stdout.write('o' * 10_000_000)\nsys.stderr.write('e' * 200_000)\n"
+    done = harness_against(repo, tmp_path, flood)
+    assert (0, "", True) == (done.returncode, done.stderr, len(done.stdout) < 10_000)
+    assert "**harness check: holds**" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("appended", "said"),
+    [
+        ("import time\ntime.sleep(3600)\n", "its check gave no answer in 1 s"),
+        (
+            "import subprocess\n"
+            "subprocess.Popen(['setsid', 'sleep', 'MARKER'], stdout=subprocess.DEVNULL)\n"
+            "raise RuntimeError('this tree is broken')\n",
+            "RuntimeError: this tree is broken",
+        ),
+    ],
+    ids=["hangs", "leaves-a-process"],
+)
+def test_an_old_tree_that_hangs_or_leaves_a_process_is_one_line(
+    repo: Path, tmp_path: Path, appended: str, said: str
+) -> None:
+    """An old backends package that never finishes its import, or starts a process in a new
+    session and fails: one line, exit 2, no CSV, and nothing it started left running."""
+    name = marker()
+    done = harness_against(repo, tmp_path, appended.replace("MARKER", name))
+    line = f"harness: error: --against HEAD: the tree at HEAD cannot run: {said}\n"
+    _, left = psutil.wait_procs(sleeps(name), timeout=30)
+    for proc in left:
+        proc.kill()
+    assert (RunExit.USAGE, line, [], False) == (
+        done.returncode,
+        done.stderr,
+        left,
+        (tmp_path / "run.csv").exists(),
     )

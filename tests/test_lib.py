@@ -101,12 +101,19 @@ def faulty(tmp_path: Path) -> Path:
 
 
 def run(tmp_path: Path, spec: str, data: Path, *args: str) -> tuple[int, list[dict[str, str]]]:
-    """``harness run -q -b SPEC ARGS DATA``: exit code and rows."""
+    """``harness run -q -b SPEC ARGS DATA``: exit code and rows, in the order of the
+    puzzles' lines (rows are written as solves end: a task run again after its worker was
+    killed ends later)."""
     out = tmp_path / "run.csv"
     command = ["run", "-q", "-b", spec, *args, "--out", str(out), str(data)]
     result = CliRunner().invoke(main, command)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    return result.exit_code, read_rows(out)[1]
+    return result.exit_code, by_line(out)
+
+
+def by_line(out: Path) -> list[dict[str, str]]:
+    """The rows of ``out`` in the order of their puzzles' lines."""
+    return sorted(read_rows(out)[1], key=lambda row: int(row["line"]))
 
 
 def three_puzzles(tmp_path: Path) -> Path:

@@ -19,32 +19,40 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Li
 
 
 @contextlib.contextmanager
-def worker_like(marker: str) -> Iterator[int]:
+def worker_like(marker: str) -> Iterator[tuple[int, int]]:
     """A forked process set up as a worker of this one, which leaves ``sleep MARKER``
     orphaned in a new session (its parent exits) and waits; yields its pid once the sleep
-    runs, and kills it at the end."""
+    runs, with the write end of its lifeline (closing it is the harness's end), and kills
+    it at the end."""
     ready_r, ready_w = os.pipe()
+    lifeline, alive = os.pipe()
     pid = os.fork()
     if pid == 0:  # the worker: never returns into pytest
         try:
             os.setsid()
-            reaper.install(os.getppid())
+            os.close(alive)
+            reaper.install(lifeline)
             # a process that starts the sleep in a new session and exits: the sleep is orphaned
             start = (
                 f"import subprocess as s; s.Popen(['sleep', '{marker}'], start_new_session=True)"
             )
             subprocess.run([sys.executable, "-c", start], check=True)
+            for signum in (signal.SIGTERM, signal.SIGUSR2, signal.SIGHUP, signal.SIGINT):
+                signal.signal(signum, signal.SIG_IGN)
             os.write(ready_w, b"x")
             while True:
                 time.sleep(3600)
         finally:
             os._exit(0)
     os.close(ready_w)
+    os.close(lifeline)
     try:
         assert b"x" == os.read(ready_r, 1)
-        yield pid
+        yield pid, alive
     finally:
         os.close(ready_r)
+        with contextlib.suppress(OSError):
+            os.close(alive)
         for p in [*reaper.descendants(pid), pid]:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(p, signal.SIGKILL)
@@ -69,18 +77,19 @@ def marker() -> str:
 def test_an_orphan_in_a_new_session_stays_the_workers_and_the_watcher_is_left_out() -> None:
     """descendants(): the orphaned sleep (reparented to the worker), never the watcher."""
     name = marker()
-    with worker_like(name) as pid:
+    with worker_like(name) as (pid, _):
         found = [psutil.Process(p).cmdline()[0] for p in reaper.descendants(pid)]
         watchers = [c.name() for c in psutil.Process(pid).children()]
         assert (["sleep"], ["harness-reaper", "sleep"]) == (found, sorted(watchers))
 
 
-def test_death_signal_kills_every_descendant_then_the_worker() -> None:
-    """The signal Linux sends when the harness dies: the sleep and the worker are gone."""
+def test_the_harness_s_end_kills_every_descendant_then_the_worker() -> None:
+    """The lifeline hangs up (the harness has ended): the sleep and the worker are gone, even
+    though the worker ignores every signal it can."""
     name = marker()
-    with worker_like(name) as pid:
+    with worker_like(name) as (pid, alive):
         orphan = sleeps(name)
-        os.kill(pid, reaper.DEATH_SIGNAL)
-        os.waitpid(pid, 0)  # the worker has exited
-        _, alive = psutil.wait_procs(orphan, timeout=10)
-        assert (1, []) == (len(orphan), alive)
+        os.close(alive)
+        _, status = os.waitpid(pid, 0)  # the worker has ended
+        _, left = psutil.wait_procs(orphan, timeout=30)
+        assert (1, [], signal.SIGKILL) == (len(orphan), left, os.WTERMSIG(status))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -17,7 +19,7 @@ from click.testing import CliRunner
 from backends.base import Status
 from harness.cli import main
 from harness.exit_codes import RunExit
-from harness.run.worker import Outcome, WorkerPool, handle, pool
+from harness.run.worker import Outcome, WorkerPool, handle, pool, wire
 from harness.run.worker.measure import ProcessPeaks
 from tests.conftest import PROJECT, pattern_puzzle
 from tests.results_file import read_rows
@@ -47,9 +49,88 @@ def run_subprocess(tmp_path: Path, *args: str, **popen: object) -> subprocess.Po
 
 
 def test_outcome_crosses_the_wire_unchanged() -> None:
-    """An outcome sent as its plain tuple comes back equal, its solution bytes still bytes."""
-    sent = Outcome(Status.SOLVED, None, bytes([1, 2]), 1, native=(("x", 3),), wall_s=0.5)
-    assert sent == Outcome.received(sent.wire())
+    """An outcome sent in a frame comes back equal, its solution bytes still bytes, a grid
+    that does not fit bytes a tuple; notices stay notices."""
+    sent = [
+        Outcome(Status.SOLVED, None, bytes([1, 2]), 1, native=(("x", 3), ("y", "z")), wall_s=0.5),
+        Outcome(Status.SOLVED, "m", (1, 300, -2), 1, nodes=4, own_solve_s=1e-6, host="h"),
+    ]
+    read, write = os.pipe()
+    reader = wire.Reader(read)
+    try:
+        wire.send(write, [*(o.wire() for o in sent), wire.Warming(), wire.Ready(2.5, "f")])
+        items = reader.read()
+    finally:
+        os.close(write)
+        reader.close()
+    assert [*sent, wire.Warming(), wire.Ready(2.5, "f")] == [
+        Outcome.received(i) if type(i) is tuple else i for i in items
+    ]
+
+
+def framed(**changed: object) -> bytes:
+    """A frame of one answer as a worker sends it, with fields changed (by index: ``f2``)."""
+    item = json.loads(wire.frame([Outcome(Status.SOLVED, None, b"\x01", 1).wire()])[8:])[0]
+    for key, value in changed.items():
+        item[int(key[1:])] = value
+    return wire.frame([item])
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"\x80\x04junk....", "bytes that begin no frame"),
+        (wire.HEADER.pack(wire.MAGIC, wire.MAX_FRAME + 1), "a frame of 33554433 bytes, over"),
+        (wire.HEADER.pack(wire.MAGIC, 3) + b"[1,", "a frame that is not JSON"),
+        (wire.frame([{"a": 1}]), "an item that is no answer nor notice"),
+        (wire.frame([["SOLVED", None]]), "an answer of 2 fields, not 10"),
+        (framed(f0="WON"), "unknown status 'WON'"),
+        (framed(f2="zz"), "a solution that is not hex"),
+        (framed(f1=3), "an answer with a field of the wrong type"),
+        (framed(f3=True), "an answer with a field of the wrong type"),
+        (framed(f8="00" * 55 + "zz"), "measures that are not hex of 7 numbers"),
+        (framed(f8="00"), "measures that are not hex of 7 numbers"),
+        (framed(f7=[["x"]]), "a native statistic"),
+    ],
+)
+def test_what_is_no_frame_of_answers_is_refused(data: bytes, reason: str) -> None:
+    """Bytes that are not a checked frame raise Malformed naming what is wrong; nothing is
+    unpickled or run."""
+    read, write = os.pipe()
+    reader = wire.Reader(read)
+    try:
+        os.write(write, data)
+        with pytest.raises(wire.Malformed, match=re.escape(reason)):
+            reader.read()
+    finally:
+        os.close(write)
+        reader.close()
+
+
+def test_answers_before_junk_are_kept_and_the_junk_refused_after() -> None:
+    """A whole frame, then junk: the frame's items first, the refusal at the next read; a
+    closed end after the last frame is EOFError once the items are taken."""
+    read, write = os.pipe()
+    reader = wire.Reader(read)
+    try:
+        os.write(write, wire.frame([wire.Warming()]) + b"junk-after")
+        first = reader.read()
+        with pytest.raises(wire.Malformed):
+            reader.read()
+    finally:
+        os.close(write)
+        reader.close()
+    read, write = os.pipe()
+    ended = wire.Reader(read)
+    os.write(write, wire.frame([wire.Warming()]))
+    os.close(write)
+    try:
+        second = ended.read()
+        with pytest.raises(EOFError):
+            ended.read()
+    finally:
+        ended.close()
+    assert ([wire.Warming()], [wire.Warming()]) == (first, second)
 
 
 def test_backend_output_goes_to_the_log(tmp_path: Path) -> None:

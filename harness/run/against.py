@@ -29,6 +29,8 @@ from backends.errors import SudokuError
 from harness.results import provenance
 from harness.run.config import BackendChoice, RunConfig
 from harness.run.worker import trees
+from harness.run.worker.handle import WARMUP_TIMEOUT_S
+from harness.run.worker.wire import Malformed
 
 
 class AgainstError(SudokuError):
@@ -145,33 +147,49 @@ def _intact(path: Path, sha: str) -> bool:
     return head.stdout.strip() == sha and status.returncode == 0 and not status.stdout.strip()
 
 
-def check_tree(tree: Path, rev: str, specs: list[str]) -> None:
+def check_tree(tree: Path, rev: str, specs: list[str], timeout: float | None = None) -> None:
     """Raise :class:`AgainstError` unless the tree's ``backends`` builds every spec and each
-    is available there; the check runs in a process of the kind the workers start."""
+    is available there. The check runs in a process of the kind the workers start, isolated
+    as a solve is (:class:`~harness.run.worker.trees.TreeProcess`): its own session, killed
+    whole after, its output read as it comes and never shown, and the limit of a warm-up
+    (the run's ``timeout``, at least :data:`~harness.run.worker.handle.WARMUP_TIMEOUT_S`)
+    for each spec."""
     if not (tree / "backends" / "__init__.py").is_file():
         raise AgainstError(f"--against {rev}: the tree at {rev} has no backends package")
-    process = trees.TreeProcess(str(tree), quiet=True)
+    limit = max(timeout or 0.0, WARMUP_TIMEOUT_S) * max(1, len(specs))
+    process = trees.TreeProcess(str(tree), isolated=True)
     try:
-        answer = process.ask("check", specs)
-    except (EOFError, OSError):
-        process.death()
+        answer = process.ask("check", specs, timeout=limit)
+    except TimeoutError:
+        raise AgainstError(
+            f"--against {rev}: the tree at {rev} cannot run: its check gave no answer "
+            f"in {limit:g} s"
+        ) from None
+    except (EOFError, OSError, Malformed):
         reason = process.last_error() or process.death()
         raise AgainstError(f"--against {rev}: the tree at {rev} cannot run: {reason}") from None
     finally:
         process.close()
-    for spec, problem in answer["problems"].items():
+    problems = answer.get("problems") if type(answer) is dict else None
+    if type(problems) is not dict or set(problems) != set(specs):
+        raise AgainstError(f"--against {rev}: the tree at {rev} gave its check no answer")
+    for spec, problem in problems.items():
         if problem is not None:
-            raise AgainstError(f"--against {rev}: backend {spec} in the tree at {rev}: {problem}")
+            said = str(problem)[:200]
+            raise AgainstError(f"--against {rev}: backend {spec} in the tree at {rev}: {said}")
 
 
-def prepare(choices: list[BackendChoice], rev: str) -> tuple[list[BackendChoice], Against]:
+def prepare(
+    choices: list[BackendChoice], rev: str, timeout: float | None = None
+) -> tuple[list[BackendChoice], Against]:
     """The run's backends with each available one's twin at ``rev`` after them, and what
-    the run compares against; the twins are routed to the tree's processes."""
+    the run compares against; the twins are routed to the tree's processes. The tree is
+    checked first (:func:`check_tree`, the run's ``timeout`` giving its limit)."""
     repo = repository()
     sha = resolve(repo, rev)
     tree = worktree(repo, sha)
     runnable = [c for c in choices if c.unavailable is None]
-    check_tree(tree, rev, [c.spec for c in runnable])
+    check_tree(tree, rev, [c.spec for c in runnable], timeout)
     twins = [BackendChoice(f"{c.spec}@{rev}", c.cls, None) for c in runnable]
     for choice, twin in zip(runnable, twins, strict=True):
         trees.route(twin.spec, choice.spec, tree)
@@ -186,5 +204,5 @@ def configure(config: RunConfig, rev: str) -> RunConfig:
         raise AgainstError("--against runs on local workers; leave out --cluster")
     if config.resume:
         raise AgainstError("--against cannot --resume a run; start it again with a new --out")
-    choices, against = prepare(list(config.backends), rev)
+    choices, against = prepare(list(config.backends), rev, config.timeout)
     return dataclasses.replace(config, backends=choices, against=against.meta())

@@ -23,9 +23,10 @@ runs the chunk again elsewhere (``distributed.scheduler.allowed-failures`` times
 rows are written once, when it comes back. A chunk that kills every worker it lands on
 gives one ERROR row per task, naming the failure. A Dask worker that stops answering
 (a stopped process, a frozen host) without dying: once it has been silent for longer than
-the run's timeout, the chunks it holds give TIMEOUT rows and it gets no more
-(:mod:`~harness.run.cluster.relay`). A scheduler that does not answer within
-:data:`~harness.run.cluster.client.CONNECT_TIMEOUT_S` is one line and exit 2.
+the run's timeout, the chunks it holds are sent again to the other workers, and it gets no
+more (:mod:`~harness.run.cluster.relay`); a task held by silent workers three times is ERROR.
+TIMEOUT stays for solves that overran, as the worker that ran them saw. A scheduler that does
+not answer within :data:`~harness.run.cluster.client.CONNECT_TIMEOUT_S` is one line and exit 2.
 
 The modules, one side each: :mod:`~harness.run.cluster.target` (where to run, the error, the
 import of Dask), :mod:`~harness.run.cluster.client` (the process holding the Dask client, and

@@ -35,6 +35,9 @@ LOOKAHEAD_CHUNKS, MAX_LOOKAHEAD = 4, 65536
 DRAW_STEP = 256
 #: Chunks in flight per Dask worker thread: one running, one queued behind it.
 WINDOW_PER_THREAD = 2
+#: Times a task is sent again after the Dask worker holding it fell silent; the last time,
+#: its row is ERROR: no worker answered for it (a worker's stall says nothing of the solve).
+MAX_STALLS = 3
 
 
 class Chunker:
@@ -173,7 +176,8 @@ class ClusterPool:
             while flight.submitted:
                 answered = flight.receive()
                 flight.fill()  # before the rows: the workers solve on while they are written
-                yield answered
+                if answered:
+                    yield answered
                 flight.chunker.draw_ahead(self.connection.ready)
                 flight.fill()
         finally:
@@ -193,6 +197,9 @@ class _Flight:
         self.keys = itertools.count()
         self.submitted: dict[int, list[Task]] = {}  # by key
         self.probes: set[int] = set()  # the keys of chunks of a backend not timed yet
+        #: Times each task (by id) was held by a worker that fell silent, while it is not
+        #: answered.
+        self.stalls: dict[int, int] = {}
 
     def submit(self) -> bool:
         """Send the next chunk; False when every task has been sent."""
@@ -227,12 +234,15 @@ class _Flight:
 
     def receive(self) -> list[tuple[Task, Outcome]]:
         """Wait for the next chunk to come back: its tasks with their outcomes. Those not
-        started within its budget go back to the chunker, to be cut anew."""
+        started within its budget go back to the chunker, to be cut anew, and so do those
+        of a chunk whose worker fell silent (see :meth:`stalled`)."""
         kind, key, value = self.connection.receive()
         if key is None:  # the process holding the client failed, not a chunk
             raise ClusterError(value)
         chunk = self.submitted.pop(key)
         self.probes.discard(key)
+        if kind == "silent":
+            return self.stalled(chunk, value)
         answered: list[tuple[Task, Outcome]] = []
         left: list[Task] = []
         for task, outcome in zip(chunk, _outcomes(kind, value, chunk), strict=True):
@@ -242,8 +252,30 @@ class _Flight:
                 answered.append((task, outcome))
         if left:
             self.chunker.give_back(left)
+        if self.stalls:
+            for task, _ in answered:
+                self.stalls.pop(id(task), None)
         self.chunker.learn(chunk[0].backend, (outcome for _, outcome in answered))
         return answered
+
+    def stalled(self, chunk: list[Task], message: str) -> list[tuple[Task, Outcome]]:
+        """A chunk whose Dask worker fell silent (see :mod:`harness.run.cluster.relay`): its
+        tasks go back to be sent again, to the other workers; a task held so
+        :data:`MAX_STALLS` times is ERROR (its solves were never seen to overrun: those
+        that do come back TIMEOUT from the worker that ran them)."""
+        again: list[Task] = []
+        given_up: list[tuple[Task, Outcome]] = []
+        for task in chunk:
+            count = self.stalls[id(task)] = self.stalls.get(id(task), 0) + 1
+            if count < MAX_STALLS:
+                again.append(task)
+            else:
+                del self.stalls[id(task)]
+                said = f"{message}; no Dask worker answered for it in {count} tries"
+                given_up.append((task, Outcome(Status.ERROR, said, host="")))
+        if again:
+            self.chunker.give_back(again)
+        return given_up
 
     def cancel(self) -> None:
         """Withdraw every chunk still in flight."""
@@ -260,12 +292,9 @@ def _kill_limit(timeout: float | None) -> float:
 def _outcomes(kind: str, value: Any, chunk: list[Task]) -> list[Outcome | None]:
     """A finished chunk's outcomes (see :meth:`harness.run.cluster.relay.Relay.finished`),
     None for a task not started within the chunk's budget; a chunk whose workers died gives
-    ERROR outcomes, one whose worker fell silent TIMEOUT outcomes; a cluster that failed
-    otherwise raises ClusterError."""
+    ERROR outcomes; a cluster that failed otherwise raises ClusterError."""
     if kind == "done":
         return [None if w is None else Outcome.received(w) for w in pickle.loads(value)]
     if kind == "killed":
         return [Outcome(Status.ERROR, value, host="") for _ in chunk]
-    if kind == "silent":
-        return [Outcome(Status.TIMEOUT, value, host="") for _ in chunk]
     raise ClusterError(value)

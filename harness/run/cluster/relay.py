@@ -8,9 +8,9 @@ dying: the scheduler would wait minutes for its heartbeats
 outcomes, kept on that worker, could not be fetched. So each chunk's outcomes are fetched
 in a thread of their own, and while chunks are in flight the relay looks at every worker's
 last heartbeat each :data:`CHECK_S`: a chunk held by a worker silent for longer than its
-tasks' limit (at least :data:`SILENT_FLOOR_S`) has answered none of them within that
-limit. Its tasks are TIMEOUT, as a local solve that does not answer in time is, and that
-worker gets no more chunks.
+tasks' limit (at least :data:`SILENT_FLOOR_S`) is given up: the harness sends its tasks
+again, to the other workers (a worker's stall says nothing of the solves it held: see
+:meth:`harness.run.cluster.chunks._Flight.stalled`), and that worker gets no more chunks.
 """
 
 from __future__ import annotations

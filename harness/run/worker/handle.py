@@ -14,11 +14,13 @@ import os
 import signal
 import time
 from collections import deque
+from multiprocessing.connection import wait
 from typing import Any
 
 from harness.run.worker.child import worker_main
+from harness.run.worker.output import Log
 from harness.run.worker.reaper import descendants
-from harness.run.worker.wire import Outcome, Task
+from harness.run.worker.wire import Outcome, Reader, Task
 
 #: Seconds between SIGTERM and SIGKILL when a worker is stopped.
 GRACE_S = 0.3
@@ -35,8 +37,15 @@ PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 QUEUE_AHEAD_S = 0.01
 #: Tasks shorter than this on average are collected by polling.
 QUICK_S = 0.002
-#: File descriptors of the parent's ends of every open worker pipe (closed in each child).
-_parent_ends: set[int] = set()
+
+
+def open_fds() -> list[int]:
+    """This process's open file descriptors (from ``/proc``; elsewhere, every number that
+    may be one)."""
+    try:
+        return [int(fd) for fd in os.listdir("/proc/self/fd")]
+    except OSError:
+        return list(range(3, min(os.sysconf("SC_OPEN_MAX"), 4096)))
 
 
 def kill_grace(timeout: float) -> float:
@@ -69,6 +78,23 @@ def _rss_mib(pid: int) -> float:
         return 0.0
 
 
+def join(proc: Any, timeout: float) -> None:
+    """Wait up to ``timeout`` seconds for the worker ``proc`` to end. ``Process.join`` would
+    trust the pipe it watches (the worker holds its write end, and its solver could write to
+    it: the join would then wait for the worker's end however long it took); here its end is
+    asked of ``waitpid`` without blocking, once that pipe wakes this process, every
+    millisecond at most (a process closes its pipes a moment before it has ended)."""
+    deadline = time.monotonic() + timeout
+    step = 0.0001
+    while proc.is_alive():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        if wait([proc.sentinel], left) and proc.is_alive():  # ending, or written to
+            time.sleep(min(left, step))
+            step = min(2 * step, 0.001)
+
+
 def _kill_all(pids: list[int]) -> None:
     for pid in pids:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -85,20 +111,29 @@ class WorkerHandle:
     latest started), read by :meth:`running`.
     """
 
-    def __init__(self, ctx: Any, log: str = os.devnull) -> None:
-        # one pipe each way: a one-way pipe is cheaper per message than a duplex socket
+    def __init__(self, ctx: Any, log: Log | None = None) -> None:
+        # one pipe each way: tasks pickled (only the parent writes them), answers in frames
+        # the parent checks (see harness.run.worker.wire)
         child_tasks, self.tasks = ctx.Pipe(duplex=False)
-        self.results, child_results = ctx.Pipe(duplex=False)
-        _parent_ends.update((self.tasks.fileno(), self.results.fileno()))
+        answers, child_answers = os.pipe()
+        self.results = Reader(answers)
+        self.log = log
+        ends = None if log is None else log.pipe()
+        #: the read end of the worker's stdout and stderr (None: they go to /dev/null)
+        self.output, output = (None, None) if ends is None else ends
         #: [tasks the worker has started, perf_counter when the latest started]: shared
         #: memory the worker writes before each task (no message, no system call)
         self.clock = ctx.RawArray("d", 2)
         self.answered = 0  # tasks whose answers the parent has received
-        args = (child_tasks, child_results, os.getpid(), tuple(_parent_ends), log, self.clock)
+        ours = {child_tasks.fileno(), child_answers, output}
+        inherited = tuple(fd for fd in open_fds() if fd > 2 and fd not in ours)
+        args = (child_tasks, child_answers, output, inherited, self.clock)
         self.proc = ctx.Process(target=worker_main, args=args, daemon=True)
         self.proc.start()
         child_tasks.close()
-        child_results.close()
+        os.close(child_answers)
+        if output is not None:
+            os.close(output)
         self.inflight: deque[Task] = deque()
         self.warming = False  # the head task is in its untimed warm-up (the worker said so)
         self.started = 0.0  # when the head task started, as far as the parent knows
@@ -193,13 +228,13 @@ class WorkerHandle:
                 os.killpg(pid, sig)
             except (ProcessLookupError, PermissionError):
                 break
-            self.proc.join(wait_s)
+            join(self.proc, wait_s)
             if not self.proc.is_alive():
                 break
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, signal.SIGKILL)  # reap anything left in the group after the leader
         _kill_all(started)
-        self.proc.join(1.0)
+        join(self.proc, 1.0)
         self.close_pipes()
 
     def ask_to_stop(self) -> list[int]:
@@ -214,7 +249,7 @@ class WorkerHandle:
     def finish_stop(self, started: list[int]) -> None:
         """Wait for the worker that :meth:`ask_to_stop` asked to exit; kill it if it does
         not, and whatever it started."""
-        self.proc.join(1.0)
+        join(self.proc, 1.0)
         if self.proc.is_alive():
             self.kill()
         else:
@@ -222,7 +257,10 @@ class WorkerHandle:
         _kill_all(started)
 
     def close_pipes(self) -> None:
-        for end in (self.tasks, self.results):
-            if not end.closed:
-                _parent_ends.discard(end.fileno())
-                end.close()
+        """Close the parent's ends of the worker's pipes, its output read to the end first."""
+        if not self.tasks.closed:
+            self.tasks.close()
+        self.results.close()
+        if self.output is not None and self.log is not None:
+            self.log.release(self.output)
+            self.output = None

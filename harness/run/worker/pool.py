@@ -8,7 +8,7 @@ the parent sends SIGTERM to the whole group, then SIGKILL after :data:`GRACE_S`,
 TIMEOUT or MEMOUT with the time the solve ran, and starts a fresh worker. This holds for C
 extensions that never return to the interpreter (pycosat, python-constraint's compiled
 core), which no in-process alarm can stop. A worker that dies by itself (segfault,
-``os._exit``) gives an ERROR outcome naming the signal or exit code.
+an exit of its own) gives an ERROR outcome naming the signal or exit code.
 
 Warm-up. Before its first task of a (backend, grid size), a worker sends a
 :class:`~harness.run.worker.wire.Warming` notice, builds the backend and solves an easy puzzle,
@@ -31,7 +31,6 @@ solves are short, the parent polls every :data:`POLL_S` instead of blocking on t
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing as mp
 import os
 import select
@@ -41,10 +40,26 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from multiprocessing.connection import wait
 from pathlib import Path
+from typing import Any
 
 from backends.base import Status
-from harness.run.worker.handle import MEMORY_POLL_S, QUEUE_AHEAD_S, WorkerHandle, describe_death
-from harness.run.worker.wire import Outcome, Task, Warming, make_outcome, readable
+from harness.run.worker.handle import (
+    MEMORY_POLL_S,
+    QUEUE_AHEAD_S,
+    WorkerHandle,
+    describe_death,
+    join,
+)
+from harness.run.worker.output import Log
+from harness.run.worker.wire import (
+    FRAME_STALL_S,
+    Malformed,
+    Outcome,
+    Task,
+    Warming,
+    make_outcome,
+    readable,
+)
 from harness.tables.humanize import seconds
 
 #: Most tasks queued at one worker.
@@ -83,15 +98,6 @@ class _Feed:
         self._front.extendleft(reversed(list(tasks)))
 
 
-def _created(path: str) -> bool:
-    """Create the log ``path`` unless it exists (never through a symlink): whether it did."""
-    try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
-    except OSError:
-        return False
-    return True
-
-
 class WorkerPool:
     """Up to ``jobs`` worker processes; :meth:`run` yields ``(task, outcome)`` as solves
     finish.
@@ -102,8 +108,10 @@ class WorkerPool:
     behind the killed one go to its replacement. A (backend, grid size) whose warm-up fails
     (raises, hangs past its limit, see :meth:`WorkerHandle.deadline`, kills its worker)
     is broken from then on: each of its remaining tasks is ERROR at once, naming the
-    failure. Workers write their stdout and stderr to ``log`` (appended), or nowhere.
-    Short solves are collected every ``poll_s`` seconds (see :meth:`_wait`).
+    failure. Workers write their stdout and stderr to ``log`` (appended, up to a cap: see
+    :mod:`harness.run.worker.output`), or nowhere. A worker that sends what is no answer
+    (see :mod:`harness.run.worker.wire`) is replaced, and the task it ran is ERROR. Short
+    solves are collected every ``poll_s`` seconds (see :meth:`_wait`).
     """
 
     def __init__(
@@ -119,8 +127,7 @@ class WorkerPool:
         self.jobs = jobs
         self.depth = max(1, depth)  # the most tasks queued at one worker
         self.memory_limit_mib = memory_limit_mib
-        self.log = os.devnull if log is None else os.fspath(log)
-        self._log_created = self.log != os.devnull and _created(self.log)  # only ours goes
+        self.log = Log(None if log is None else os.fspath(log))
         self.poll_s = poll_s  # see _wait
         self._ctx = mp.get_context("fork")
         self._workers: list[WorkerHandle] = []
@@ -143,9 +150,7 @@ class WorkerPool:
         for worker, started in idle:
             worker.finish_stop(started)
         self._workers = []
-        with contextlib.suppress(OSError):  # a log this run made and nobody wrote to: no news
-            if self._log_created and os.stat(self.log, follow_symlinks=False).st_size == 0:
-                os.unlink(self.log)
+        self.log.close()
 
     def _start(self) -> WorkerHandle:
         return WorkerHandle(self._ctx, self.log)
@@ -267,8 +272,10 @@ class WorkerPool:
         now = time.perf_counter()
         wake = [w.next_memory_check for w in busy if self.memory_limit_mib]
         wake += [d for d in (w.deadline() for w in busy) if d is not None]
+        wake += [w.results.partial_since + FRAME_STALL_S for w in busy if w.results.partial_since]
         timeout = max(0.0, min(wake) - now) if wake else None
-        pipes = [w.results for w in busy]
+        pipes: list[Any] = [w.results for w in busy]
+        pipes += self.log.readers  # the workers' output, read as it comes
         quick = bool(pending) and all(w.quick() for w in busy)
         if self._idle is not None:
             self._idle(not quick)
@@ -282,13 +289,17 @@ class WorkerPool:
             ready = select.select(pipes, (), (), 0)[0]
         else:
             ready = wait(pipes, timeout)
+        if self.log.readers:
+            self.log.pump(fd for fd in ready if type(fd) is int)
         now = time.perf_counter()
         for worker in busy:
             if worker.results in ready:
                 yield from self._answers(worker, pending)
                 continue
             deadline = worker.deadline()
-            if deadline is not None and now >= deadline:
+            if worker.results.stalled(now):
+                yield [self._malformed(worker, pending, "a frame that stopped half-way")]
+            elif deadline is not None and now >= deadline:
                 index, started = worker.running()
                 elapsed = now - started
                 warming = worker.warming
@@ -317,12 +328,17 @@ class WorkerPool:
         self, worker: WorkerHandle, pending: _Feed
     ) -> Iterator[list[tuple[Task, Outcome]]]:
         """Every answer waiting in ``worker``'s pipe; when it died, the task it was running
-        is ERROR."""
-        while worker.inflight:
+        is ERROR; when it sent what is no answer, that task is ERROR and it is replaced."""
+        while True:
             try:
-                received = worker.results.recv()
-            except (EOFError, OSError):
+                received = worker.results.read()
+                if sum(type(item) is tuple for item in received) > len(worker.inflight):
+                    raise Malformed("more answers than tasks")
+            except EOFError:
                 yield [self._died(worker, pending)]
+                return
+            except Malformed as exc:
+                yield [self._malformed(worker, pending, str(exc))]
                 return
             answers = []
             now = time.perf_counter()  # the message came no later: its tasks were done
@@ -333,7 +349,7 @@ class WorkerPool:
                     answers.append((worker.finished(now), outcome))
                 elif type(item) is Warming:  # about the head task's warm-up
                     worker.warming = True
-                else:  # Ready: warmed up, the timed part starts at item.at
+                elif worker.inflight:  # Ready: warmed up, the timed part starts at item.at
                     if item.failure is not None:
                         head = worker.inflight[0]
                         self._broken[(head.backend, head.puzzle.box)] = item.failure
@@ -342,15 +358,23 @@ class WorkerPool:
                 self._refill(worker, pending)  # keep it busy while the caller handles these
             if answers:
                 yield answers
-            if not worker.inflight or not readable(worker.results):
-                return
+            if not (worker.inflight and readable(worker.results)) and not worker.results.failed:
+                return  # (a failure is what came after these answers: the end, or junk)
+
+    def _malformed(self, worker: WorkerHandle, pending: _Feed, reason: str) -> tuple[Task, Outcome]:
+        """A worker that sent what is no answer (its solver wrote to its pipe, say): it is
+        replaced, and the task it was running is ERROR."""
+        index, started = worker.running()
+        elapsed = time.perf_counter() - started
+        task = self._replace(worker, pending, index)
+        return task, _killed(Status.ERROR, f"worker sent a malformed answer: {reason}", elapsed)
 
     def _died(self, worker: WorkerHandle, pending: _Feed) -> tuple[Task, Outcome]:
         """A worker found dead: the task it was running is ERROR (a warm-up's failure when
         it died warming up), naming the signal or exit code."""
         index, started = worker.running()
         elapsed = time.perf_counter() - started
-        worker.proc.join(1.0)
+        join(worker.proc, 1.0)
         message = describe_death(worker.proc.exitcode)
         warming = worker.warming
         task = self._replace(worker, pending, index)

@@ -1,17 +1,17 @@
-"""A worker's processes die with the harness, even when the harness is SIGKILLed and even
-those that left in a new session (``setsid``).
+"""A worker's processes die with the harness, even when the harness is SIGKILLed, even those
+that left in a new session (``setsid``), whatever signals the worker's solver ignores.
 
 :func:`install` makes the worker a subreaper (Linux ``PR_SET_CHILD_SUBREAPER``): a process its
-backend starts stays its descendant when its own parent exits, whatever its session. It asks
-Linux for :data:`DEATH_SIGNAL` when the harness dies (``PR_SET_PDEATHSIG``), and that signal
-makes the worker kill every descendant before it exits: once the worker is gone, they would be
-orphans of another process, out of reach. The worker's Python handler runs only when the
-interpreter is free, which a C extension may not leave it for a long time; so the signal is also
-written, by the interpreter's own C handler, to a pipe that a watcher reads: a child of the
-worker, forked at its start, that kills the worker's descendants and then the worker. The
-watcher exits when the worker does (end of file on the pipe), and dies with the worker's
-process group. It is named :data:`WATCHER_NAME`, and :func:`descendants` leaves it out, so its
-memory (a copy of the worker's) is never counted as the worker's.
+backend starts stays its descendant when its own parent exits, whatever its session. Then it
+forks a watcher, a child of the worker that holds nothing but the worker's end of a pipe whose
+other end only the harness holds (the tasks pipe): when the harness ends, by any means, that
+pipe hangs up, and the watcher stops the worker (SIGSTOP, which nothing can ignore), kills
+every process below it, then SIGKILLs the worker and the process group it leads. The
+watcher only waits on the pipe (``poll`` for its hang-up, never reading), so it costs nothing
+while the harness lives; it dies with the worker (``PR_SET_PDEATHSIG``). It is named
+:data:`WATCHER_NAME`, and :func:`descendants` leaves it out, so its memory (a copy of the
+worker's) is never counted as the worker's. Where no watcher can be forked, the worker itself
+dies with the harness (``PR_SET_PDEATHSIG``), its descendants then out of reach.
 
 Elsewhere than Linux, :func:`install` does nothing: the harness's own kills must do.
 """
@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import sys
-from types import FrameType
 
-#: What Linux sends the worker when the harness dies.
-DEATH_SIGNAL = signal.SIGUSR2
 #: The watcher's process name (``/proc/PID/comm``), by which :func:`descendants` skips it.
 WATCHER_NAME = b"harness-reaper"
 _PR_SET_PDEATHSIG = 1  # prctl options, <linux/prctl.h>
@@ -43,6 +41,11 @@ def _prctl(option: int, value: int | bytes) -> bool:
         return ctypes.CDLL(None, use_errno=True).prctl(option, value) == 0
     except (OSError, AttributeError):
         return False
+
+
+def die_with_parent(signum: int = signal.SIGKILL) -> bool:
+    """Have Linux send ``signum`` to this process when the thread that started it ends."""
+    return _prctl(_PR_SET_PDEATHSIG, signum)
 
 
 def descendants(pid: int) -> list[int]:
@@ -98,50 +101,46 @@ def kill_descendants(pid: int) -> None:
                 os.kill(p, signal.SIGKILL)
 
 
-def _on_harness_death(signum: int, frame: FrameType | None) -> None:
-    kill_descendants(os.getpid())
-    os._exit(1)
-
-
-def _watch(wakeups: int) -> None:
-    """The watcher's life: wait for the worker's :data:`DEATH_SIGNAL` (its number, written to
-    ``wakeups``), then kill the worker's descendants and the worker; end with the worker."""
+def _watch(worker: int, lifeline: int) -> None:
+    """The watcher's life: wait for ``lifeline`` to hang up (the harness has ended), then
+    stop the worker, kill its descendants and its process group. Ends with the worker."""
     try:
-        worker = os.getppid()
+        die_with_parent()
+        if os.getppid() != worker:  # the worker ended before the request took effect
+            return
         _prctl(_PR_SET_NAME, WATCHER_NAME)
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # not the harness's
             signal.signal(signum, signal.SIG_DFL)
-        os.closerange(0, wakeups)  # nothing of the worker's: no pipe end kept open here
-        os.closerange(wakeups + 1, os.sysconf("SC_OPEN_MAX"))
-        while True:
-            data = os.read(wakeups, 64)
-            if not data:  # the worker has exited
-                return
-            if int(DEATH_SIGNAL) in data:
-                kill_descendants(worker)
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(worker, signal.SIGKILL)
-                return
-    finally:
-        os._exit(0)
+        os.closerange(0, lifeline)  # nothing of the worker's: no pipe end kept open here
+        os.closerange(lifeline + 1, os.sysconf("SC_OPEN_MAX"))
+        poller = select.poll()
+        poller.register(lifeline, 0)  # no data wanted: poll reports the hang-up alone
+        while not poller.poll():
+            pass
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(worker, signal.SIGSTOP)  # it starts nothing more while its own are killed
+        kill_descendants(worker)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(worker, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(worker, signal.SIGKILL)  # the group it leads, if any: this watcher too
+    finally:  # its work is done: it ends as its group did, running nothing of the worker's
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
-def install(parent: int) -> None:
-    """Make this process (a worker, just started by ``parent``, in its own session) kill
-    everything it starts, in whatever session, when ``parent`` dies, then exit."""
+def install(lifeline: int) -> None:
+    """Make this process (a worker, just started by the harness, in its own session) die
+    when ``lifeline`` hangs up, with everything it starts, in whatever session (see the
+    module's docstring). ``lifeline`` is the read end of a pipe whose write ends only the
+    harness holds."""
     if not sys.platform.startswith("linux"):
         return
-    if not (_prctl(_PR_SET_CHILD_SUBREAPER, 1) and _prctl(_PR_SET_PDEATHSIG, DEATH_SIGNAL)):
-        return
-    wakeups, wake = os.pipe()
-    os.set_blocking(wake, False)
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    worker = os.getpid()
     try:
-        if os.fork() == 0:
-            _watch(wakeups)
-    except OSError:  # no watcher: the handler alone
-        pass
-    os.close(wakeups)
-    signal.signal(DEATH_SIGNAL, _on_harness_death)
-    signal.set_wakeup_fd(wake, warn_on_full_buffer=False)
-    if os.getppid() != parent:  # the parent died before the request took effect
-        _on_harness_death(DEATH_SIGNAL, None)
+        watcher = os.fork()
+    except OSError:  # no watcher: the worker dies with the harness, alone
+        die_with_parent()
+        return
+    if watcher == 0:
+        _watch(worker, lifeline)

@@ -11,19 +11,31 @@ and a new solve are timed by the same code, under the same limits: the parent's 
 kills and its memory checks cover the worker and every process it started.
 
 The tree's process is started during the task's untimed warm-up, and started again after it
-died; it is in the worker's process group (killed with it) and dies with the worker.
+died; it is in the worker's process group (killed with it), and it and every process it
+starts die when the worker ends. Its answers are frames the worker parses without running
+anything (:mod:`harness.run.worker.wire`). The harness checks a tree before a run in such a
+process too, isolated (:class:`TreeProcess`): its own session, a time limit, and its output
+read as it comes, never the harness's.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import select
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
+
+from harness.run.worker.wire import Malformed, Reader, send
+
+#: The last bytes of an isolated tree process's output kept, for its last line.
+OUTPUT_KEPT = 4096
 
 #: The project root whose harness a tree's process runs (this file's).
 ROOT = str(Path(__file__).resolve().parents[3])
@@ -32,7 +44,8 @@ ROUTES: dict[str, tuple[str, str]] = {}
 
 #: A tree's process: ``backends`` from the tree (argv[1]), the harness from ROOT (argv[2]);
 #: only the worker's measuring modules are imported (not the package's pool), so an older
-#: tree needs nothing of the current ``backends`` but the contract they use.
+#: tree needs nothing of the current ``backends`` but the contract they use. It is a
+#: subreaper from its first line, its processes killed when it ends or its asker does.
 BOOT = """
 import importlib.machinery, sys, types
 tree, root, fd_in, fd_out = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -50,8 +63,14 @@ sys.meta_path.insert(0, TreeFinder)
 worker = types.ModuleType("harness.run.worker")
 worker.__path__ = [root + "/harness/run/worker"]
 sys.modules["harness.run.worker"] = worker
-from harness.run.worker.trees import serve
-serve(fd_in, fd_out)
+from harness.run.worker import reaper
+reaper.install(fd_in)  # before the tree's code runs: what it starts is this process's
+try:
+    from harness.run.worker.trees import serve
+    serve(fd_in, fd_out)
+finally:  # however it ends: nothing it started stays
+    import os
+    reaper.kill_descendants(os.getpid())
 """
 
 
@@ -63,14 +82,21 @@ def route(spec: str, spec_in_tree: str, tree: Path | str) -> None:
 
 class TreeProcess:
     """A process that imports ``backends`` from ``tree`` and answers requests in order:
-    ``("warm", wire)``, ``("measure", wire)`` and ``("check", specs)`` (see :func:`serve`)."""
+    ``("warm", wire)``, ``("measure", wire)`` and ``("check", specs)`` (see :func:`serve`).
 
-    def __init__(self, tree: str, quiet: bool = False) -> None:
-        """``quiet``: keep the process's error output (see :meth:`last_error`) instead of
-        letting it reach this process's stderr."""
+    Requests go to it pickled; its answers come back in frames the asker parses without
+    running anything (:mod:`harness.run.worker.wire`): the tree's code runs in it and could
+    write to that pipe. It is a subreaper whose processes die with it, and it dies, with
+    them, when the asker ends or closes its pipe (:mod:`harness.run.worker.reaper`)."""
+
+    def __init__(self, tree: str, isolated: bool = False) -> None:
+        """``isolated`` (the harness's own check of a tree, outside any worker): a session of
+        its own, killed whole at :meth:`close`, with its output read as it comes, its last
+        :data:`OUTPUT_KEPT` bytes kept (see :meth:`last_error`), never this process's."""
         self.tree = tree
         down_r, down_w = os.pipe()
         up_r, up_w = os.pipe()
+        out_r, out_w = os.pipe() if isolated else (None, None)
         # -B: no bytecode written into the tree, which holds nothing but what git tracks
         command = [sys.executable, "-B", "-c", BOOT, tree, ROOT, str(down_r), str(up_w)]
         try:
@@ -78,19 +104,47 @@ class TreeProcess:
                 command,
                 pass_fds=(down_r, up_w),
                 stdin=subprocess.DEVNULL,
-                stderr=subprocess.PIPE if quiet else None,
+                stdout=out_w,
+                stderr=out_w,
+                start_new_session=isolated,
             )
         finally:
-            os.close(down_r)
-            os.close(up_w)
+            for fd in (down_r, up_w, out_w):
+                if fd is not None:
+                    os.close(fd)
         self._requests = Connection(down_w, readable=False)
-        self._answers = Connection(up_r, writable=False)
+        self._answers = Reader(up_r, checked=_as_is)
+        self._output = out_r  # isolated: the read end of its output
+        if out_r is not None:
+            os.set_blocking(out_r, False)
+        self._said = b""  # the end of its output (isolated)
 
-    def ask(self, kind: str, argument: Any) -> Any:
+    def ask(self, kind: str, argument: Any, timeout: float | None = None) -> Any:
         """Send one request, wait for its answer; raises EOFError (or OSError) when the
-        process died."""
+        process died, :class:`~harness.run.worker.wire.Malformed` when it answered what is no
+        frame, TimeoutError when it gave no answer within ``timeout`` seconds."""
         self._requests.send((kind, argument))
-        return self._answers.recv()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            items = self._answers.read()
+            if items:
+                return items[0]
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise TimeoutError
+            waited = [self._answers] if self._output is None else [self._answers, self._output]
+            if self._output in select.select(waited, [], [], left)[0]:
+                self._take_output()
+
+    def _take_output(self) -> None:
+        """Read what the process wrote (isolated), keeping its end."""
+        with contextlib.suppress(OSError):
+            while data := os.read(self._output, 1 << 16):  # type: ignore[arg-type]
+                self._said = (self._said + data)[-OUTPUT_KEPT:]
+                if len(data) < 1 << 16:
+                    return
+            os.close(self._output)  # type: ignore[arg-type]
+            self._output = None
 
     def death(self) -> str:
         """Why the process ended, in words, once it has."""
@@ -104,22 +158,32 @@ class TreeProcess:
         return f"the process of the old tree exited with code {code} (its output is in the log)"
 
     def last_error(self) -> str:
-        """The last line the process wrote to its stderr, once it has ended (``quiet``)."""
-        if self.proc.stderr is None:
-            return ""
-        lines = self.proc.stderr.read().decode(errors="replace").strip().splitlines()
-        return lines[-1] if lines else ""
+        """The last line the process wrote (isolated), once it has ended."""
+        if self._output is not None:
+            self._take_output()
+        lines = self._said.decode(errors="replace").strip().splitlines()
+        return lines[-1][:200] if lines else ""
 
     def close(self) -> None:
-        if self.proc.stderr is not None:
-            self.proc.stderr.close()
-        for end in (self._requests, self._answers):
-            end.close()
+        """Close its pipes: it ends, and its watcher kills every process it started (see
+        :func:`serve`); killed after 5 s if it has not. Isolated, its session is killed too."""
+        self._requests.close()
+        self._answers.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(5.0)
         if self.proc.returncode is None:
             self.proc.kill()
             self.proc.wait()
+        if self._output is not None:
+            os.close(self._output)
+            self._output = None
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+
+
+def _as_is(item: Any) -> Any:
+    """An item of a tree process's answer, taken as it is (each request checks its own)."""
+    return item
 
 
 class _Remote:
@@ -144,7 +208,7 @@ def entry_points(measure: Callable, warm_up: Callable) -> tuple[Callable, Callab
             process = processes[tree] = TreeProcess(tree)
         try:
             return process.ask(kind, (spec_in_tree, *wire[1:])), None
-        except (EOFError, OSError):
+        except (EOFError, OSError, Malformed):
             del processes[tree]
             reason = process.death()
             process.close()
@@ -173,25 +237,20 @@ def entry_points(measure: Callable, warm_up: Callable) -> tuple[Callable, Callab
 
             state.cache[wire[0]] = _Remote(True)
             return Outcome(Status.ERROR, died).wire()
-        outcome, stale = answer
+        outcome, stale = answer  # as JSON made it: a list, the solution hex (sent on as it is)
         state.cache[wire[0]] = _Remote(stale)
-        return outcome
+        return tuple(outcome)
 
     return routed_measure, routed_warm_up
 
 
 def serve(fd_in: int, fd_out: int) -> None:
-    """A tree's process: answer requests until the worker closes its end."""
-    import signal
-
+    """A tree's process (see :data:`BOOT`): answer requests until the asker closes its
+    end."""
     from harness.run.worker.measure import WorkerState, measure, warm_up
 
-    with contextlib.suppress(OSError, AttributeError):  # Linux: die with the worker
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's to handle
-    requests, answers = Connection(fd_in, writable=False), Connection(fd_out, readable=False)
+    requests = Connection(fd_in, writable=False)
     state = WorkerState()
     while True:
         try:
@@ -200,11 +259,12 @@ def serve(fd_in: int, fd_out: int) -> None:
             return
         if kind == "measure":
             outcome = measure(argument, state)
-            answers.send((outcome, bool(getattr(state.cache.get(argument[0]), "stale", 0))))
+            answer: Any = [outcome, bool(getattr(state.cache.get(argument[0]), "stale", 0))]
         elif kind == "warm":
-            answers.send(warm_up(argument, state))
+            answer = warm_up(argument, state)
         else:
-            answers.send(check(argument))
+            answer = check(argument)
+        send(fd_out, [answer])
 
 
 def check(specs: list[str]) -> dict[str, Any]:
