@@ -45,7 +45,8 @@ import pandas as pd  # noqa: E402
 from common import DATASETS  # noqa: E402
 
 from backends import make_backend  # noqa: E402
-from harness.tables import frames as tables  # noqa: E402
+from harness.results import engine  # noqa: E402
+from harness.tables import stats  # noqa: E402
 
 TOP95 = DATASETS / "norvig-top95.txt"
 #: The puzzle of seed 000's write-up.
@@ -155,7 +156,8 @@ def per_backend(csv: Path, specs: tuple[str, ...]) -> dict[str, pd.DataFrame]:
     The CSV names each backend by its canonical spec (defaults dropped, ``pairs=true``
     shown as ``pairs=hidden``); the keys here are the specs as the plan wrote them.
     """
-    frame = tables.per_puzzle(tables.load(csv))
+    with engine.read([csv]) as results:
+        frame = results.frame(f"SELECT * FROM {stats.per_puzzle(results.con)}")
     frame["cpu_s"] = frame["encode_cpu_s"] + frame["solve_cpu_s"]
     groups = dict(iter(frame.groupby("backend", sort=False)))
     return {spec: groups[make_backend(spec).spec] for spec in specs}
@@ -163,7 +165,7 @@ def per_backend(csv: Path, specs: tuple[str, ...]) -> dict[str, pd.DataFrame]:
 
 def describe(spec: str, rows: pd.DataFrame) -> dict[str, float]:
     """Status counts, total nodes, and mean/max CPU seconds over answered puzzles."""
-    answered = rows[rows["status"].isin(tables.ANSWERED)]
+    answered = rows[rows["status"].isin(stats.ANSWERED)]
     figures = {
         "puzzles": len(rows),
         "solved": int((rows["status"] == "SOLVED").sum()),

@@ -23,11 +23,12 @@ from backends.base import SolveResult, Status
 from backends.puzzle import Puzzle
 from harness import exit_codes
 from harness.cli import main
+from harness.results import engine
 from harness.results.companions import meta_path_for
-from harness.tables import frames as tables
+from harness.tables import render, stats
 from tests.conftest import PROJECT, pattern_puzzle
 from tests.fake_backends import _Fake, _pattern_answer
-from tests.results_file import read_rows
+from tests.results_file import read_rows, write_rows
 
 # `harness run` in a child Python with the fake backends registered.
 SCRIPT = """
@@ -211,16 +212,21 @@ def test_resume_refuses_another_or_a_changed_dataset(
     assert "is not the file the run read" in result.output
 
 
-def test_solved_counts_against_the_puzzles_planned() -> None:
+def test_solved_counts_against_the_puzzles_planned(tmp_path: Path) -> None:
     """A backend with rows for 25 of 60 puzzles shows 25/60, not 25/25."""
     rows = [
         {"dataset": "d", "line": i, "puzzle": f"p{i}", "backend": b, "repeat": 0}
         | {"limit": 1, "status": "SOLVED", "solve_s": 0.1, "encode_s": 0.0}
         for b, count in (("mrv", 60), ("ac3", 25))
-        for i in range(count)
+        for i in range(1, count + 1)
     ]
-    table = tables.summary(pd.DataFrame(rows))
-    assert {"ac3": "25/60", "mrv": "60/60"} == dict(zip(table.backend, table.solved, strict=True))
+    with engine.read([write_rows(tmp_path / "r.csv", rows)]) as results:
+        table = stats.summary(results.con)
+    printed = render.render(table)
+    assert {"ac3": (25, 60), "mrv": (60, 60)} == {
+        r["backend"]: (r["solved"], r["puzzles"]) for r in table
+    }
+    assert "25/60" in printed and "60/60" in printed
 
 
 def test_run_baseline_only_common_judges_the_puzzles_of_both(tmp_path: Path) -> None:
@@ -269,26 +275,31 @@ def test_a_disputed_count_is_settled_by_the_harness(tmp_path: Path, fakes: None)
     } == rows
 
 
-def test_a_count_of_two_for_a_unique_puzzle_is_refuted() -> None:
-    """The harness's exhaustive search refutes a claim of two solutions for a unique puzzle."""
-    from harness.results.compact import STATUSES, CompactRows
-
+def test_a_count_of_two_for_a_unique_puzzle_is_refuted(tmp_path: Path) -> None:
+    """The harness's exhaustive search refutes a claim of two solutions for a unique puzzle:
+    the claim of two is WRONG in the engine's table, the claim of one stands."""
     from harness.check.crosscheck import cross_check
     from harness.check.judge import settle_count
 
     puzzle = pattern_puzzle(2, 1).to_string()
     solution = pattern_puzzle(2, 0).to_string()
-    rows = CompactRows(limit=2)
-    for backend, count in (("a", "1"), ("b", "2")):
-        rows.add(
-            {"dataset": "d", "line": "1", "puzzle": puzzle, "limit": "2", "backend": backend}
-            | {"repeat": "0", "status": "SOLVED", "solutions": count, "solution": solution}
-        )
-    verdicts = cross_check(
-        rows, lambda p, s: settle_count(p, s, 10), lambda at: {0: (puzzle, solution)}
-    )
-    assert ["b"] == [rows.backends.values[rows.spilled["backend"][i]] for i in verdicts]
-    assert ["SOLVED", "WRONG"] == [STATUSES[code] for code in rows.status]
+    rows = [
+        {"dataset": "d", "line": 1, "puzzle": puzzle, "limit": 2, "backend": backend}
+        | {"repeat": 0, "status": "SOLVED", "solutions": count, "solution": solution}
+        for backend, count in (("a", 1), ("b", 2))
+    ]
+    asked = []
+
+    def texts(at: list[int]) -> dict[int, tuple[str, str]]:
+        asked.extend(at)
+        return {i: (puzzle, solution) for i in at}
+
+    with engine.read([write_rows(tmp_path / "r.csv", rows)]) as results:
+        verdicts = cross_check(results.con, "file_0", 2, lambda p, s: settle_count(p, s, 10), texts)
+        table = results.records("SELECT backend, status FROM file_0 ORDER BY rowid")
+    reason = "claimed 2 solutions, but the harness's exhaustive search finds only one"
+    assert ({1: {"status": "WRONG", "message": reason}}, [0]) == (verdicts, asked)
+    assert [("a", "SOLVED"), ("b", "WRONG")] == [(r["backend"], r["status"]) for r in table]
 
 
 # --- item 9: one line and the documented code, never a traceback ----------------------------

@@ -39,7 +39,7 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -364,7 +364,7 @@ def _load(
         con.execute(
             f"CREATE TABLE {table} AS SELECT {_quoted(run)} AS run, {', '.join(kept)} LIMIT 0"
         )
-        return 0, []
+        return 0, [], found.torn
     checks = rules(header)
     good = " AND ".join(f"coalesce({ok}, false)" for ok, _ in checks) or "true"
     source = _source(path, header, index)
@@ -485,17 +485,21 @@ def _problem(
 
 
 def _refuse_rejects(con: duckdb.DuckDBPyConnection, index: int, path: Path, found: Layout):
-    """Raise for the first line DuckDB could not parse (but a torn last line, which
-    :func:`_load` drops: a reject there means the torn row is not in the table)."""
+    """Raise for the first row DuckDB could not parse, its field count said before a bad
+    cell of it (but a torn last line, which :func:`_load` drops: a reject there means the
+    torn row is not in the table)."""
+    # DuckDB places a reject at the bad cell, at the first extra field, or just past the
+    # end of a short row (its newline included); the row begins at line_byte_position
     rejects = con.execute(
-        f"SELECT byte_position, column_name, error_type, error_message FROM rejects_{index} "
-        "ORDER BY byte_position"
+        "SELECT greatest(byte_position - 1, line_byte_position), column_name, error_type, "
+        f"error_message FROM rejects_{index} ORDER BY line, "
+        "error_type NOT IN ('MISSING COLUMNS', 'TOO MANY COLUMNS'), byte_position, column_idx"
     ).fetchall()
     whole = [r for r in rejects if r[0] is None or r[0] < found.end]
     torn = [r for r in rejects if r[0] is not None and r[0] >= found.end]
     if whole:
         position, column, kind, message = whole[0]
-        line = _line_at(path, position)
+        line = _row_start(path, _line_at(path, position))
         raise ResultsError(f"{path}:{line}: {_reject_reason(column, kind, message)}")
     if torn:  # the torn line was refused, so it is not the table's last row
         found.end = found.size
@@ -536,20 +540,38 @@ def _line_at(path: Path, position: int | None) -> int:
     return lines
 
 
-def _line_of_row(path: Path, row: int) -> int:
-    """The line on which the file's row ``row`` (0 = the first after the header) begins,
-    blank lines skipped as DuckDB skips them."""
+def _rows(path: Path) -> Iterator[tuple[int, int, list[str]]]:
+    """The rows of the file after its header: the line each begins and ends on, and its
+    fields (none for a blank line)."""
     csv.field_size_limit(min(MAX_LINE, sys.maxsize))
     with open(path, newline="", encoding="utf-8", errors="replace") as handle:
         reader = csv.reader(handle)
         next(reader, None)
-        seen, line = -1, 1
+        line = reader.line_num
         for fields in reader:
-            if fields:
-                seen += 1
-                if seen == row:
-                    return line + 1
+            yield line + 1, reader.line_num, fields
             line = reader.line_num
+
+
+def _line_of_row(path: Path, row: int) -> int:
+    """The line on which the file's row ``row`` (0 = the first after the header) begins,
+    blank lines skipped as DuckDB skips them."""
+    seen, line = -1, 1
+    for first, last, fields in _rows(path):
+        if fields:
+            seen += 1
+            if seen == row:
+                return first
+        line = last
+    return line
+
+
+def _row_start(path: Path, line: int) -> int:
+    """The line on which the row holding line ``line`` begins (a quoted cell may run over
+    several lines)."""
+    for first, last, _ in _rows(path):
+        if last >= line:
+            return first
     return line
 
 

@@ -61,7 +61,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "machine.usable_cpus": (1, 1 << 20),
 }
 #: Lists a run's metadata never leaves empty.
-NOT_EMPTY = ("backends", "datasets")
+NOT_EMPTY = ("backends",)
 #: The fields of the objects above (and of each item of the lists ``datasets``, ``backends``).
 INNER: dict[str, dict[str, tuple[str, ...]]] = {
     "git": {"sha": (TEXT, _NULL), "dirty": (FLAG, _NULL)},

@@ -172,7 +172,7 @@ def markdown(rows: Rows, width: int | None = WIDTH) -> str:
 
 
 def render_native(rows: Rows, width: int | None = WIDTH) -> str:
-    """:func:`harness.tables.summary.native_summary` as one entry per backend and dataset, each
+    """:func:`harness.tables.stats.native_summary` as one entry per backend and dataset, each
     listing only the statistics that backend reports (``name value``), wrapped to ``width``:
     each library has its own statistics, so a grid of every name would be mostly empty."""
     if not rows:
