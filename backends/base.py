@@ -238,6 +238,9 @@ class Backend(ABC):
     ``max_box``          the largest box side it supports (grids up to ``max_box**2``).
     ``slow``             True when a typical 9x9 solve takes tens of milliseconds, ten times
                          the fast backends or more: ``harness backends`` marks it.
+    ``in_process``       True when the solve's work runs in the calling process, so that its
+                         CPU time measures it; False for a solver that works in a process of
+                         its own (``cmd:``), whose rows then leave ``solve_cpu_s`` empty.
     """
 
     name: ClassVar[str]
@@ -249,6 +252,7 @@ class Backend(ABC):
     native_counters: ClassVar[tuple[str, ...]] = ()
     max_box: ClassVar[int] = 5
     slow: ClassVar[bool] = False
+    in_process: ClassVar[bool] = True
 
     def __init__(self, **options: Any) -> None:
         known = {opt.name: opt for opt in self.options}

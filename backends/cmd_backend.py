@@ -175,6 +175,7 @@ class CmdBackend(Backend):
         ),
     )
     deterministic: ClassVar[bool] = False
+    in_process: ClassVar[bool] = False  # the solver's CPU is its own process's, not ours
     native_counters: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **options: Any) -> None:

@@ -192,6 +192,8 @@ def claim_of_none(puzzle: Puzzle) -> tuple[str | None, str | None]:
     """(why the claim that ``puzzle`` has no solution is wrong, or None; a note when the
     harness's own search could not tell within :data:`CLAIM_NODES` nodes). A file that
     states no count cannot confirm UNSAT: the search must, or the claim is unproven."""
+    if puzzle.conflicts():  # givens that repeat a digit in a unit: no grid keeps them
+        return None, None
     try:
         found = dispute.other_solution(puzzle.cells, (), max_nodes=CLAIM_NODES)
     except dispute.Unsettled as stop:

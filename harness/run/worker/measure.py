@@ -175,7 +175,7 @@ def measure(wire: WireTask, state: WorkerState) -> tuple[Any, ...]:
     """
     spec, box, cells, limit, timeout = wire
     begin = perf_counter()
-    times: list[float] = []
+    times: list[float | None] = []
     try:
         backend = state.backend(spec)
         puzzle = Puzzle.unchecked(box, tuple(cells))  # the parent's Puzzle checked them
@@ -201,7 +201,7 @@ def _timed(
     timeout: float | None,
     spec: str,
     state: WorkerState,
-    times: list[float],
+    times: list[float | None],
     call: Callable[..., Any] | None = None,
 ) -> tuple[Any, Any]:
     """Encode and solve ``puzzle``, timed; append to ``times`` the encode wall and CPU
@@ -215,7 +215,8 @@ def _timed(
     as the timed solve phase; its ``solve_decode`` reads the answer afterwards, untimed, as
     the checker does, and its time limit is the parent's kill alone. Each clock is read
     right at the edge of its phase: the wall clock innermost, so the CPU clock's system
-    call is harness time, not the backend's.
+    call is harness time, not the backend's. The solve's CPU time is not measured (None) for
+    a backend whose work runs in a process of its own (``in_process`` False: ``cmd:``).
     """
     processes = state.processes.get(spec)
     if processes is not None:
@@ -238,12 +239,13 @@ def _timed(
     peak = _peak_rss_mib()
     if processes is not None:  # the backend's own processes count too
         peak += state.peaks.peak_mib()
-    times += (w1 - w0, c1 - c0, w2 - w1b, c2 - c1, peak)
+    solve_cpu = c2 - c1 if backend.in_process else None  # another process's work: not ours
+    times += (w1 - w0, c1 - c0, w2 - w1b, solve_cpu, peak)
     return encoded, result
 
 
 def _answer(
-    result: Any, state: WorkerState, spec: str, times: list[float], begin: float
+    result: Any, state: WorkerState, spec: str, times: list[float | None], begin: float
 ) -> tuple[Any, ...]:
     """The wire tuple of a solve's ``result`` (raises when it breaks the contract: not a
     :class:`SolveResult`, or a native statistic its backend does not declare)."""
