@@ -27,6 +27,7 @@ before writing on. A file of nothing but white space has no header and no rows.
 from __future__ import annotations
 
 import csv
+import io
 import os
 import re
 import sys
@@ -383,14 +384,20 @@ def _refuse_rejects(con: duckdb.DuckDBPyConnection, index: int, path: Path, foun
     """Raise for the first line DuckDB could not parse (but a torn last line, which
     :func:`_load` drops: a reject there means the torn row is not in the table)."""
     rejects = con.execute(
-        f"SELECT byte_position, column_name, error_type, error_message FROM rejects_{index} "
-        "ORDER BY byte_position"
+        "SELECT byte_position, column_name, error_type, error_message, csv_line "
+        f"FROM rejects_{index} ORDER BY byte_position"
     ).fetchall()
     whole = [r for r in rejects if r[0] is None or r[0] < found.end]
     torn = [r for r in rejects if r[0] is not None and r[0] >= found.end]
     if whole:
-        position, column, kind, message = whole[0]
+        position, column, kind, message, text = whole[0]
         line = _line_at(path, position)
+        fields = len(next(csv.reader(io.StringIO(text or "")), []))
+        counted = kind == "CAST" or kind.endswith("COLUMNS")  # a whole line, read to a cell
+        if counted and text is not None and fields != len(found.header):  # DuckDB may not say
+            raise ResultsError(
+                f"{path}:{line}: {fields} field(s), the header has {len(found.header)}"
+            )
         raise ResultsError(f"{path}:{line}: {_reject_reason(column, kind, message)}")
     if torn:  # the torn line was refused, so it is not the table's last row
         found.end = found.size

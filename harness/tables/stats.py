@@ -133,7 +133,7 @@ def per_puzzle(
             f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {listed}, {spread} FROM {source}"
         )
         return name
-    order = "repeat" if "repeat" in present else "0"
+    order = "(repeat, _at)" if "repeat" in present else "_at"  # ties: the first row
     medians = [f"median({q(c)}) AS {q(c)}" for c in values]
     first = [
         f"arg_min({q(c)}, {order}) FILTER (WHERE {q(c)} IS NOT NULL) AS {q(c)}" for c in firsts
@@ -368,18 +368,12 @@ def ranking(
             SELECT backend, min(_order) AS first FROM p
             WHERE status <> {literal(Status.UNAVAILABLE.value)} GROUP BY backend
         ),
-        best AS (
-            SELECT *, min(solve_s) FILTER (WHERE ok) OVER (PARTITION BY {ident}) AS best FROM p
+        best AS (SELECT {ident}, min(solve_s) FILTER (WHERE ok) AS best FROM p GROUP BY {ident}),
+        fastest AS (
+            SELECT any_value(backend) AS backend, count(*) AS ties
+            FROM p JOIN best USING ({ident}) WHERE ok AND solve_s = best GROUP BY {ident}
         ),
-        ties AS (
-            SELECT *, count(*) FILTER (WHERE ok AND solve_s = best)
-                      OVER (PARTITION BY {ident}) AS ties
-            FROM best
-        ),
-        alone AS (
-            SELECT backend, count(*) AS won FROM ties WHERE ok AND solve_s = best AND ties = 1
-            GROUP BY backend
-        ),
+        alone AS (SELECT backend, count(*) AS won FROM fastest WHERE ties = 1 GROUP BY backend),
         per AS (
             SELECT backend,
                    count(*) FILTER (WHERE ok) AS answered, count(*) AS puzzles,
