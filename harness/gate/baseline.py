@@ -407,8 +407,15 @@ def _counters(
         return {}
     chosen = f"backend IN ({', '.join(map(literal, backends))})"
     found = _counted(con, columns, tolerance, chosen, exact=True)
-    if any(r["unmatched"] or any(r[f"differ_{i}"] for i in range(len(columns))) for r in found):
-        found = _counted(con, columns, tolerance, chosen, exact=False)  # to name the first
+    again = {
+        r["backend"]
+        for r in found
+        if r["unmatched"] or any(r[f"differ_{i}"] for i in range(len(columns)))
+    }
+    if again:  # to name the first row that differs, and to pair repeats the baseline lacks
+        chosen = f"backend IN ({', '.join(map(literal, sorted(again)))})"
+        detailed = _counted(con, columns, tolerance, chosen, exact=False)
+        found = [r for r in found if r["backend"] not in again] + detailed
     out: dict[tuple[str, str], list[Row]] = {}
     for row in found:
         findings: list[Row] = []
