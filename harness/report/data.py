@@ -323,10 +323,20 @@ def effort(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
 def old_new(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Per (backend, dataset, puzzle) both runs the gate compared
     (:func:`harness.gate.baseline.prepare`) answered correctly: ``line``, and the ``old``
-    and ``new`` solve times. Datasets match by file name as the gate matches them."""
-    from harness.gate.baseline import answered_pairs
+    and ``new`` solve times; backends and datasets as categories. Datasets match by file
+    name as the gate matches them."""
+    from harness.gate.baseline import NEW_PUZZLES, answered_pairs
 
-    return con.execute(answered_pairs()).df()
+    typed = []
+    for column in ("backend", "dataset"):
+        found = con.execute(f"SELECT DISTINCT {column} FROM {NEW_PUZZLES} ORDER BY 1").fetchall()
+        values = ", ".join(literal(v) for (v,) in found)
+        typed.append(f"CAST({column} AS ENUM({values}))" if found else column)
+    backend, dataset = typed
+    return con.execute(
+        f"SELECT {backend} AS backend, {dataset} AS dataset, line, old, new "
+        f"FROM ({answered_pairs()})"
+    ).df()
 
 
 def puzzle_pairs(pairs: pd.DataFrame, limit: int = 40) -> pd.DataFrame:
