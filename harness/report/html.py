@@ -188,7 +188,10 @@ def group_section(
     ]
     order = data.ranked(summary)
     pair = pair or data.pair_of(order)
-    figures, notes, curves = _plots(index, title, frame, timeout, pair, palette, order, time)
+    effort = data.effort(frame)
+    figures, notes, curves = _plots(
+        index, title, frame, timeout, pair, palette, order, time, effort
+    )
     if notes:
         items = "".join(f"<li>{escape(n)}</li>" for n in notes)
         parts.append('<p class="note">What the plots thin to stay readable:</p>')
@@ -200,7 +203,6 @@ def group_section(
             f'<p class="note">Not in the cactus plot (no time by {escape(data.CLOCKS[time])}): '
             f"{escape(', '.join(unclocked))}.</p>"
         )
-    effort = data.effort(frame)
     uncounted = [b for b in order if b not in effort]
     if uncounted:
         parts.append(
@@ -211,10 +213,10 @@ def group_section(
     return "".join(parts)
 
 
-def _plots(index, title, frame, timeout, pair, palette, order, time="solve"):
+def _plots(index, title, frame, timeout, pair, palette, order, time, effort):
     """The group's figures (inline SVG), a sentence for each plot that was thinned, and the
     cactus curves (their time ``time``, a key of :data:`harness.report.data.TIMES`);
-    backends in ``order`` first."""
+    backends in ``order`` first; ``effort`` is :func:`harness.report.data.effort`'s."""
     figures, notes = [], []
     curves = data.cactus(frame, order, data.TIMES[time])
     cactus = plots.cactus(curves, timeout, f"{title}: cactus", palette, data.CLOCKS[time])
@@ -229,7 +231,6 @@ def _plots(index, title, frame, timeout, pair, palette, order, time="solve"):
         if thin.dense(len(points)):
             what = f"scatter {pair[0]} vs {pair[1]}"
             notes.append(thin.density_note(what, len(points), int(points["wrong"].sum())))
-    effort = data.effort(frame)
     effort = {b: effort[b] for b in [*order, *effort] if b in effort}
     total = sum(len(rows) for rows in effort.values())
     if effort and thin.dense(total):
