@@ -214,3 +214,19 @@ def test_per_puzzle_reduces_repeats_as_the_tables_do(tmp_path: Path) -> None:
         (2, "a", pytest.approx(0.03), 1.0, "SOLVED"),
         (1, "b", pytest.approx(0.02), 1.0, "TIMEOUT"),
     ] == [tuple(r) for r in got.astype(object).itertuples(index=False)]
+
+
+@pytest.mark.parametrize("first", ["TIMEOUT", "SOLVED"])
+def test_pooled_runs_take_a_puzzles_status_from_the_first(first: str, tmp_path: Path) -> None:
+    """Two runs of one backend pooled with --merge, each with repeat 0 of every puzzle (more
+    than DuckDB reads in one piece): every puzzle's status is the first run's, whichever run
+    answered it."""
+    other = "SOLVED" if first == "TIMEOUT" else "TIMEOUT"
+    paths = []
+    for name, status in (("one", first), ("two", other)):
+        rows = pd.DataFrame([row("a", k, status, 0.01) for k in range(1, 20_001)])
+        paths.append(tmp_path / f"{name}.csv")
+        rows.assign(repeat=0, limit=1).to_csv(paths[-1], index=False)
+    with data.load_runs(paths, merge=True) as runs:
+        statuses = set(data.puzzles(runs, only_group(runs))["status"].astype(str))
+    assert {first} == statuses
