@@ -230,3 +230,21 @@ def test_pooled_runs_take_a_puzzles_status_from_the_first(first: str, tmp_path: 
     with data.load_runs(paths, merge=True) as runs:
         statuses = set(data.puzzles(runs, only_group(runs))["status"].astype(str))
     assert {first} == statuses
+
+
+def test_the_repeats_spread_is_over_the_answered_puzzles(tmp_path: Path) -> None:
+    """Puzzle 1 answered in 10, 20 and 30 ms; puzzle 2 timed out on repeat 0 (its status)
+    and answered in 100 and 300 ms after: the spread and fastest repeat are puzzle 1's
+    alone (IQR 50 % of the median, 10 ms), as harness table gives them."""
+    times = {(1, 0): 0.01, (1, 1): 0.02, (1, 2): 0.03, (2, 0): 3.2, (2, 1): 0.1, (2, 2): 0.3}
+    rows = pd.DataFrame(
+        [
+            row("a", line, "TIMEOUT" if (line, repeat) == (2, 0) else "SOLVED", time, repeat=repeat)
+            for (line, repeat), time in times.items()
+        ]
+    )
+    with runs_of(rows, tmp_path) as runs:
+        spread = data.repeat_spread(runs, only_group(runs))
+    assert [("a", 50.0, 10.0)] == [
+        (b, round(s, 6), round(m, 6)) for b, s, m in spread.itertuples(index=False)
+    ]
