@@ -14,6 +14,7 @@ from tests.corrupt_corpus import BIG, VARIANTS, csv_text, good_rows, write_run
 
 #: Variants every reading command takes as a results CSV (the others are refused).
 READABLE = {
+    "blank line between rows",  # DuckDB skips a blank line; no row is lost or changed
     "torn last row",
     "torn last row in a key",
     "CRLF line ends",
@@ -72,12 +73,12 @@ def test_every_reading_command_refuses_in_one_line(variant: str, tmp_path: Path)
     base = write_run(tmp_path / "base.csv")
     data, meta = VARIANTS[variant]()
     bad = write_run(tmp_path / "x.csv", data, meta)
-    of_meta = variant.startswith("meta")  # table does not read the metadata
+    of_meta = variant.startswith("meta")  # every command reads the metadata, table too
     for command, args in commands(base, bad, tmp_path).items():
         result = invoke(*args)
         name = "x.csv.meta.json" if of_meta else "x.csv"
         done = variant in READABLE or (
-            command == "table" if of_meta else variant in EMPTY and command.startswith("check")
+            not of_meta and variant in EMPTY and command.startswith("check")
         )
         expected = (True, "done") if done else (True, RunExit.USAGE, True, True)
         assert (command, *expected) == (command, *outcome(result, name))

@@ -305,3 +305,17 @@ def test_malformed_results_are_one_line(tmp_path: Path) -> None:
         result = check(good, tmp_path / name)
         assert (2, 1) == (result.exit_code, len(result.output.splitlines())), result.output
         assert f"{tmp_path / name}{expected[name]}" in result.output
+
+
+def test_a_wrong_row_is_named_by_its_line_and_message() -> None:
+    """The first WRONG row is named by its line, status and message; no message, no text."""
+    times = base_times()
+    new = frame(times, [10] * 40)
+    new.loc[5, "status"] = "WRONG"
+    new.loc[9, ["status", "message"]] = ["WRONG", "cell r1c1 is 3, not 4"]
+    result = gate.compare(frame(times, [10] * 40), new)
+    assert ["2 (line 6: WRONG)"] == [f.new for f in result.findings if f.check == "wrong/errors"]
+    new.loc[5, "status"] = "SOLVED"
+    result = gate.compare(frame(times, [10] * 40), new)
+    said = "1 (line 10: WRONG cell r1c1 is 3, not 4)"
+    assert [said] == [f.new for f in result.findings if f.check == "wrong/errors"]

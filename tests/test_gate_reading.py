@@ -1,5 +1,5 @@
-"""The gate reads results CSVs by columns: the rows it refuses, the lines it names and the
-verdicts it gives are those of reading every row."""
+"""The gate reads results CSVs with the results engine: the rows it refuses, the lines it
+names and the verdicts it gives."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from harness import gate
 from harness.exit_codes import CheckExit
-from harness.gate.baseline import read_frame
-from harness.results import ResultsError, read_results
+from harness.gate.baseline import read
+from harness.results import ResultsError
 from tests.test_gate import base_times, frame, write_run
 
 
@@ -33,38 +33,44 @@ def corrupt(good: Path, row: int, column: str, value: str) -> Path:
     return bad
 
 
-def message(call, path: Path) -> str:
+def message(path: Path) -> str:
+    """What the gate says of a results CSV it refuses."""
     with pytest.raises(ResultsError) as caught:
-        call(path)
+        read([path]).close()
     return str(caught.value)
 
 
+STATUSES = "one of ERROR MEMOUT SOLVED TIMEOUT UNAVAILABLE UNKNOWN UNSAT WRONG"
+NUMBER = "a number (finite, zero or more)"
+
+
 @pytest.mark.parametrize(
-    ("row", "column", "value"),
+    ("row", "column", "value", "said"),
     [
-        (3, "status", "DONE"),
-        (1, "status", ""),
-        (2, "line", "-4"),
-        (2, "repeat", "1.5"),
-        (4, "nodes", "abc"),
-        (0, "solve_s", "NA"),
-        (3, "solve_s", "0.1,extra"),
+        (3, "status", "DONE", f"status is 'DONE', not {STATUSES}"),
+        (1, "status", "", f"status is empty, not {STATUSES}"),
+        (2, "line", "-4", "line is '-4', not a whole number below 10^18"),
+        (2, "repeat", "1.5", "repeat is '1.5', not a whole number below 10^18"),
+        (4, "nodes", "abc", f"nodes is 'abc', not {NUMBER}"),
+        (0, "solve_s", "NA", f"solve_s is 'NA', not {NUMBER}"),
+        (3, "solve_s", "0.1,extra", "26 field(s), the header has 25"),
     ],
 )
-def test_a_bad_cell_is_named_as_reading_every_row_names_it(
-    good: Path, row: int, column: str, value: str
+def test_a_bad_cell_is_named_with_its_line(
+    good: Path, row: int, column: str, value: str, said: str
 ) -> None:
-    """Each corruption: the same one line as read_results gives (file, line, reason)."""
+    """Each corruption: one line naming the file, the line (the header is line 1) and what
+    is wrong; a cell that adds a field is a row of too many fields."""
     bad = corrupt(good, row, column, value)
-    assert message(read_results, bad) == message(read_frame, bad)
+    assert f"{bad}:{row + 2}: {said}" == message(bad)
 
 
-def test_a_short_row_is_named_as_reading_every_row_names_it(good: Path) -> None:
-    """A row of 4 fields in the middle: the same line and count."""
+def test_a_short_row_is_named_with_its_line_and_count(good: Path) -> None:
+    """A row of 4 fields in the middle: its line and its count, not its first bad cell."""
     lines = good.read_text().splitlines()
     bad = good.with_name("short.csv")
     bad.write_text("\n".join([*lines[:3], "d.txt,3,p2,mrv", *lines[4:]]) + "\n")
-    assert message(read_results, bad) == message(read_frame, bad)
+    assert f"{bad}:4: 4 field(s), the header has 25" == message(bad)
 
 
 def test_a_torn_last_line_is_dropped(good: Path, tmp_path: Path) -> None:
@@ -72,7 +78,8 @@ def test_a_torn_last_line_is_dropped(good: Path, tmp_path: Path) -> None:
     text = good.read_text()
     torn = write_run(tmp_path / "torn.csv", pd.read_csv(good), 0.001)  # and its metadata
     torn.write_text(text + text.splitlines()[-1][:40])
-    assert 5 == len(read_frame(torn))
+    with read([torn]) as results:
+        assert [5] == results.counts
     assert CheckExit.OK == gate.check_files(good, torn).exit_code
 
 

@@ -169,14 +169,16 @@ def test_a_pair_split_at_the_comma_that_names_two_specs() -> None:
     )
 
 
-def test_the_report_gives_the_repeats_spread_and_fastest() -> None:
+def test_the_report_gives_the_repeats_spread_and_fastest(tmp_path: Path) -> None:
     """Three repeats of 10, 20 and 30 ms a puzzle: IQR 50 % of the median, fastest 10 ms."""
     from harness.report import data
+    from tests.test_report_data import only_group, runs_of
 
     frame = pd.DataFrame(rows("a", [0.02] * 4)).assign(
         solve_s=lambda f: f["repeat"].map({0: 0.01, 1: 0.02, 2: 0.03})
     )
-    spread = data.repeat_spread(frame)
+    with runs_of(frame, tmp_path) as runs:
+        spread = data.repeat_spread(runs, only_group(runs))
     assert [("a", 50.0, 10.0)] == [
         (b, round(s, 6), round(m, 6)) for b, s, m in spread.itertuples(index=False)
     ]

@@ -132,39 +132,49 @@ def plot(
     if out.suffix.lower() not in PLOT_SUFFIXES:
         raise UserError(f"{out}: the suffix must be one of {', '.join(PLOT_SUFFIXES)}")
     _need_matplotlib()
-    from harness.report import ReportError, check_pair, data, plots, thin
+    from harness.report import ReportError, check_pair, data, plots
 
     try:
         _check_metadata(csvs)
         runs = data.load_runs(csvs, merge)
-        check_pair(runs, _pair(pair))
-    except (SudokuError, ReportError) as exc:
+    except SudokuError as exc:
         raise UserError(str(exc)) from None
-    choices = data.groups(runs.frame)
-    titles = [t for t, _ in choices]
+    with runs:
+        try:
+            check_pair(runs, _pair(pair))
+        except ReportError as exc:
+            raise UserError(str(exc)) from None
+        figure = _figure(kind, runs, _pair(pair), dataset, time)
+    write_file(out, lambda p: plots.save(figure, p))  # the temporary file keeps the suffix
+    click.echo(f"{kind}: {out}")
+
+
+def _figure(kind: str, runs, pair: tuple[str, str] | None, dataset: str | None, time: str):
+    """The ``kind`` plot of one dataset of ``runs`` (``dataset``, else the first)."""
+    from harness.report import data, plots, thin
+
+    choices = data.groups(runs)
+    titles = [g.title for g in choices]
     if dataset is not None and dataset not in titles:
         raise UserError(f"--dataset: no {dataset!r} in the results; they hold {', '.join(titles)}")
-    title, frame = next((c for c in choices if c[0] == dataset), choices[0])
+    group = next((g for g in choices if g.title == dataset), choices[0])
+    title = group.title
     if dataset is None and len(choices) > 1:
         click.echo(f"note: drawing {title}; --dataset picks one of {', '.join(titles)}", err=True)
-    palette = plots.colours(data.backends(runs.frame))
+    palette = plots.colours(data.names(runs, ran=True))
+    frame = data.puzzles(runs, group)
     if kind == "cactus":
-        points = data.cactus(frame, data.ranking(frame, runs.timeout), data.TIMES[time])
+        points = data.cactus(frame, data.ranking(runs, group), data.TIMES[time])
         if not points:
             raise UserError(f"no backend in {title} reports its own clock (own_solve_s)")
         clock = data.CLOCKS[time]
-        figure = plots.cactus(points, runs.timeout, f"{title}: cactus", palette, clock)
-    elif kind == "effort":
+        return plots.cactus(points, runs.timeout, f"{title}: cactus", palette, clock)
+    if kind == "effort":
         effort = data.effort(frame)
         dense = thin.dense(sum(len(rows) for rows in effort.values()))
-        figure = (plots.effort_density if dense else plots.effort)(effort, title, palette)
-    else:
-        chosen = _pair(pair) or data.default_pair(frame, runs.timeout)
-        if chosen is None:
-            raise UserError(f"a scatter plot needs two backends; {title} has fewer")
-        points = data.scatter(frame, *chosen, runs.timeout)
-        figure = plots.scatter(
-            points, *chosen, runs.timeout, f"{title}: {chosen[0]} vs {chosen[1]}"
-        )
-    write_file(out, lambda p: plots.save(figure, p))  # the temporary file keeps the suffix
-    click.echo(f"{kind}: {out}")
+        return (plots.effort_density if dense else plots.effort)(effort, title, palette)
+    chosen = pair or data.default_pair(runs, group)
+    if chosen is None:
+        raise UserError(f"a scatter plot needs two backends; {title} has fewer")
+    points = data.scatter(frame, *chosen, runs.timeout)
+    return plots.scatter(points, *chosen, runs.timeout, f"{title}: {chosen[0]} vs {chosen[1]}")

@@ -29,32 +29,48 @@ Rules, applied per backend x dataset, in this order:
    ``only_common`` on runs with nothing in common), nothing was judged, and the gate fails
    with "nothing compared" (exit 1) instead of holding.
 
-With ``--repeat`` the repeats of a puzzle are reduced to their median for rules 2 and 4.
-Datasets match by file name when that is unambiguous (see :func:`same_dataset_names`).
-Exit codes are :class:`harness.exit_codes.CheckExit`.
+With ``--repeat`` the repeats of a puzzle are reduced to their median for rules 2 and 4
+(:func:`harness.tables.stats.per_puzzle`). Datasets match by file name when that is
+unambiguous (see :func:`same_dataset_names`). The runs' rows are read by
+:mod:`harness.results.engine` and judged in DuckDB (the Wilcoxon test on the pairs' times
+in scipy). Exit codes are :class:`harness.exit_codes.CheckExit`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from backends import REGISTRY, backend_class
 from backends.base import COUNTERS, Status
 from harness.exit_codes import CheckExit
-from harness.results import BASE_COLUMNS, provenance
+from harness.results import engine, provenance
 from harness.results.calibration import calibration_of
-from harness.results.schema import INTEGER_COLUMNS, NUMBER_COLUMNS
-from harness.tables import load
-from harness.tables.summary import ANSWERED
+from harness.results.schema import BASE_COLUMNS, INTEGER_COLUMNS, NUMBER_COLUMNS
+from harness.tables.stats import ANSWERED, columns_of, literal, per_puzzle, q
+
+if TYPE_CHECKING:
+    import duckdb
 
 BAD = (Status.WRONG.value, Status.ERROR.value, Status.MEMOUT.value)
 PAIR_KEYS = ["dataset", "line", "puzzle", "backend"]
 LOUD = ("REGRESSION", "WRONG", "INCONCLUSIVE")  # verdicts the table shows in bold
+#: The columns the gate judges, beside the native counts (the number columns are read too,
+#: to check them, then left out).
+JUDGED = (*PAIR_KEYS, "repeat", "status", "message", "solve_s", *COUNTERS)
+#: The views :func:`prepare` makes: each run's rows as the gate judges them, and one row
+#: per puzzle of each (:func:`harness.tables.stats.per_puzzle`).
+OLD, NEW = "gate_old", "gate_new"
+OLD_PUZZLES, NEW_PUZZLES = "gate_old_puzzles", "gate_new_puzzles"
+#: DuckDB's types of numbers, as DESCRIBE names them (up to a parenthesis).
+NUMBER_TYPES = ("DOUBLE", "FLOAT", "DECIMAL", "HUGEINT", "BIGINT", "INTEGER", "SMALLINT")
+NUMBER_TYPES += ("TINYINT", "UBIGINT", "UINTEGER", "USMALLINT", "UTINYINT")
 
 
 @dataclass
@@ -113,10 +129,10 @@ class GateResult:
 
 def deterministic_specs(csv_path: Path) -> dict[str, bool]:
     """Which backend specs are deterministic: from the run's metadata, else the registry."""
-    return _deterministic_in(provenance.read_meta(csv_path))
+    return deterministic_in(provenance.read_meta(csv_path))
 
 
-def _deterministic_in(meta: dict | None) -> dict[str, bool]:
+def deterministic_in(meta: dict | None) -> dict[str, bool]:
     known: dict[str, bool] = {}
     try:
         for entry in (meta or {}).get("backends", []):
@@ -133,16 +149,19 @@ def _is_deterministic(spec: str, known: dict[str, bool]) -> bool:
     return name in REGISTRY and bool(backend_class(name).deterministic)
 
 
-def counter_columns(frame: pd.DataFrame) -> list[str]:
-    """Counters compared exactly: the contract's, then native counts (not times)."""
+def counter_columns(con: duckdb.DuckDBPyConnection, source: str) -> list[str]:
+    """Counters of ``source``'s rows compared exactly: the contract's, then native counts
+    (native columns of numbers that are not times)."""
+    kinds = {row[0]: row[1] for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
     native = [
         c
-        for c in frame.columns
+        for c, kind in kinds.items()
         if c not in BASE_COLUMNS
-        and pd.api.types.is_numeric_dtype(frame[c])
+        and c != "run"
+        and kind.split("(")[0] in NUMBER_TYPES
         and not (c.endswith("_s") or "time" in c)
     ]
-    return [c for c in COUNTERS if c in frame.columns] + sorted(native)
+    return [c for c in COUNTERS if c in kinds] + sorted(native)
 
 
 def p_value(p: float) -> str:
@@ -150,7 +169,7 @@ def p_value(p: float) -> str:
     return "p<0.001" if p < 0.001 else f"p={p:.2g}"
 
 
-def _fmt(value: float) -> str:
+def _fmt(value: float | None) -> str:
     """A figure for the table: whole numbers (counters) exactly, others to 4 digits."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
@@ -160,9 +179,10 @@ def _fmt(value: float) -> str:
 
 
 def same_dataset_names(
-    baseline: pd.DataFrame, new: pd.DataFrame
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Both runs with datasets named by file name alone, when that names them uniquely.
+    baseline: Sequence[str], new: Sequence[str]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The name each run's datasets (their paths) are judged by: the file name alone when
+    that names every dataset of both runs uniquely, else the path.
 
     A dataset is recorded as the path given on the command line, so the same file run as
     ``datasets/easy.txt`` and as ``/ci/checkout/datasets/easy.txt`` would not match, and a
@@ -170,61 +190,72 @@ def same_dataset_names(
     text and line. When two different paths of one run share a file name, paths are kept.
     """
 
-    def names(frame: pd.DataFrame) -> dict[str, str] | None:
-        paths = frame["dataset"].dropna().astype(str).unique()
+    def names(paths: Sequence[str]) -> dict[str, str] | None:
         short = {p: Path(p).name or p for p in paths}
         return short if len(set(short.values())) == len(short) else None
 
     old_names, new_names = names(baseline), names(new)
     if old_names is None or new_names is None:
-        return baseline, new
-    return (
-        baseline.assign(dataset=baseline["dataset"].map(old_names)),
-        new.assign(dataset=new["dataset"].map(new_names)),
-    )
+        return {p: p for p in baseline}, {p: p for p in new}
+    return old_names, new_names
 
 
-def _groups(frame: pd.DataFrame) -> set[tuple[str, str]]:
-    return set(map(tuple, frame[["backend", "dataset"]].drop_duplicates().values))
+def datasets(con: duckdb.DuckDBPyConnection, source: str) -> list[str]:
+    """The datasets of ``source``'s rows."""
+    found = con.execute(f"SELECT DISTINCT CAST(dataset AS VARCHAR) FROM {source}").fetchall()
+    return [d for (d,) in found if d is not None]
 
 
-def _shared_categories(
-    baseline: pd.DataFrame, new: pd.DataFrame
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Both runs with their text keys and status as categories of the same values, and each
-    puzzle's text as one number the same in both: rows of a million puzzles then match by
-    small integers, not by hashing each puzzle's text at every merge."""
-    for column in ("dataset", "backend", "status", "puzzle"):
-        if column in baseline and column in new:
-            joined = pd.concat([baseline[column], new[column]], ignore_index=True)
-            codes, values = pd.factorize(joined.astype(object))
-            if column != "puzzle":  # shown in the findings: kept as text, in categories
-                codes = pd.Categorical.from_codes(codes, categories=values)
-            baseline = baseline.assign(**{column: codes[: len(baseline)]})
-            new = new.assign(**{column: codes[len(baseline) :]})
-    return baseline, new
+def renamed(names: dict[str, str]) -> str:
+    """SQL for a row's dataset as ``names`` (path -> name) names it."""
+    path = "CAST(dataset AS VARCHAR)"
+    cases = [f"WHEN {literal(p)} THEN {literal(n)}" for p, n in names.items() if p != n]
+    return f"CASE {path} {' '.join(cases)} ELSE {path} END" if cases else path
 
 
-def _parts(frame: pd.DataFrame):
-    """A function giving ``frame``'s rows of one backend and dataset (grouped once)."""
-    grouped = frame.groupby(["backend", "dataset"], sort=False, dropna=False, observed=True)
-    indices = grouped.indices
-    empty = frame.iloc[:0]
+def _typed(con: duckdb.DuckDBPyConnection, source: str, names: dict[str, str]) -> str:
+    """SQL for ``source``'s rows as the gate judges them: the columns of :data:`JUDGED`
+    typed as a results CSV's (empty where ``source`` lacks one), the datasets renamed by
+    ``names``, then the native statistics."""
+    present = columns_of(con, source)
+    columns = []
+    for name in JUDGED:
+        kind = "DOUBLE" if name in NUMBER_COLUMNS else "VARCHAR"
+        kind = "BIGINT" if name in INTEGER_COLUMNS else kind
+        value = renamed(names) if name == "dataset" else q(name) if name in present else "NULL"
+        columns.append(f"CAST({value} AS {kind}) AS {q(name)}")
+    native = [q(c) for c in present if c not in BASE_COLUMNS and c != "run"]
+    return f"SELECT {', '.join([*columns, *native])} FROM {source}"
 
-    def part(backend: str, dataset: str) -> pd.DataFrame:
-        found = indices.get((backend, dataset))
-        return empty if found is None else frame.take(found)
 
-    return part
+def _on(left: str, right: str, keys: Sequence[str] = PAIR_KEYS) -> str:
+    return " AND ".join(f"{left}.{q(k)} = {right}.{q(k)}" for k in keys)
 
 
-def _common_only(
-    baseline: pd.DataFrame, new: pd.DataFrame
-) -> tuple[pd.DataFrame, pd.DataFrame, int]:
-    """Both runs cut to the (backend, puzzle) rows present in both; how many rows were cut."""
-    keys = baseline[PAIR_KEYS].drop_duplicates().merge(new[PAIR_KEYS].drop_duplicates())
-    old, cur = baseline.merge(keys, on=PAIR_KEYS), new.merge(keys, on=PAIR_KEYS)
-    return old, cur, len(baseline) - len(old) + len(new) - len(cur)
+def prepare(
+    con: duckdb.DuckDBPyConnection, baseline: str, new: str, only_common: bool = False
+) -> int:
+    """Make the views the gate judges two runs by, from ``baseline``'s and ``new``'s rows
+    (tables, views or registered frames of ``con``): :data:`OLD` and :data:`NEW`, the rows
+    (datasets named by :func:`same_dataset_names`; with ``only_common``, only the rows of a
+    backend and puzzle both runs have), and :data:`OLD_PUZZLES` and :data:`NEW_PUZZLES`, one
+    row per puzzle. Returns how many rows ``only_common`` left out."""
+    names = same_dataset_names(datasets(con, baseline), datasets(con, new))
+    for view, source, named in ((OLD, baseline, names[0]), (NEW, new, names[1])):
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {view}_rows AS {_typed(con, source, named)}")
+    for view, other in ((OLD, NEW), (NEW, OLD)):
+        rows = f"SELECT * FROM {view}_rows"
+        if only_common:
+            rows += f" r WHERE EXISTS (SELECT 1 FROM {other}_rows o WHERE {_on('r', 'o')})"
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS {rows}")
+    cut = 0
+    if only_common:
+        counts = [f"(SELECT count(*) FROM {v})" for v in (f"{OLD}_rows", f"{NEW}_rows", OLD, NEW)]
+        cut = con.execute(f"SELECT {counts[0]} + {counts[1]} - {counts[2]} - {counts[3]}")
+        cut = int(cut.fetchone()[0])
+    for view, puzzles in ((OLD, OLD_PUZZLES), (NEW, NEW_PUZZLES)):
+        per_puzzle(con, view, name=puzzles)
+    return cut
 
 
 def compare(
@@ -239,7 +270,43 @@ def compare(
     only_common: bool = False,
     scope: Collection[str] | None = None,
 ) -> GateResult:
-    """Apply the rules to two runs' rows; see the module docstring.
+    """:func:`judge` of two runs' rows given as DataFrames (a results CSV's columns)."""
+    con = engine.connect()
+    try:
+        con.register("baseline_rows", baseline)
+        con.register("new_rows", new)
+        return judge(
+            con,
+            "baseline_rows",
+            "new_rows",
+            deterministic,
+            tolerance,
+            time_ratio,
+            alpha,
+            compare_time,
+            time_scale,
+            only_common,
+            scope,
+        )
+    finally:
+        con.close()
+
+
+def judge(
+    con: duckdb.DuckDBPyConnection,
+    baseline: str,
+    new: str,
+    deterministic: dict[str, bool] | None = None,
+    tolerance: float = 0.0,
+    time_ratio: float = 1.25,
+    alpha: float = 0.01,
+    compare_time: bool = True,
+    time_scale: float = 1.0,
+    only_common: bool = False,
+    scope: Collection[str] | None = None,
+) -> GateResult:
+    """Apply the rules to two runs' rows (tables, views or registered frames of ``con``);
+    see the module docstring. The views of :func:`prepare` stay in ``con``.
 
     ``compare_time=False`` skips rule 4, for runs made on different machines.
     ``time_scale`` is the new run's calibration over the baseline's: new times are divided
@@ -248,25 +315,23 @@ def compare(
     """
     known = deterministic or {}
     result = GateResult()
-    baseline, new = _shared_categories(*same_dataset_names(baseline, new))
-    if only_common:
-        baseline, new, cut = _common_only(baseline, new)
-        if cut:
-            result.notes.append(f"--only-common: {cut} row(s) not in both runs left out")
-    old_p, new_p = load.per_puzzle(baseline), load.per_puzzle(new)
-    old_part, new_part = _parts(old_p), _parts(new_p)
-    old_rows, new_rows = _parts(baseline), _parts(new)
-    for backend, dataset in sorted(_groups(baseline) | _groups(new)):
-        old, cur = old_part(backend, dataset), new_part(backend, dataset)
-        findings, in_both = _answers(old, cur, scope is not None and backend not in scope)
+    cut = prepare(con, baseline, new, only_common)
+    if cut:
+        result.notes.append(f"--only-common: {cut} row(s) not in both runs left out")
+    old_groups, new_groups = _counts(con, OLD_PUZZLES), _counts(con, NEW_PUZZLES)
+    both = old_groups.keys() & new_groups.keys()
+    counted = sorted({b for b, _ in both if _is_deterministic(b, known)})
+    counters = _counters(con, tolerance, counted)
+    times = _times(con) if compare_time and both else {}
+    for group in sorted(old_groups.keys() | new_groups.keys()):
+        backend, dataset = group
+        not_run = scope is not None and backend not in scope
+        findings, in_both = _answers(old_groups.get(group), new_groups.get(group), not_run)
         result.compared += in_both
         if in_both and _is_deterministic(backend, known):
-            rows = old_rows(backend, dataset), new_rows(backend, dataset)
-            findings += _counter_findings(*rows, tolerance)
-        if in_both and compare_time:
-            pairs = old.merge(cur, on=PAIR_KEYS, suffixes=("_old", "_new"))
-            finding = _time_finding(pairs, time_scale, time_ratio, alpha)
-            findings += [finding] if finding is not None else []
+            findings += counters.get(group, [])
+        if in_both and group in times:
+            findings.append(_time_finding(*times[group], time_scale, time_ratio, alpha))
         result.findings += [Finding(backend, dataset, *f) for f in findings]
     return result
 
@@ -274,26 +339,47 @@ def compare(
 Row = tuple[str, str, str, str]  # check, baseline, new, verdict
 
 
-def _answers(old: pd.DataFrame, cur: pd.DataFrame, not_run: bool) -> tuple[list[Row], bool]:
-    """Rules 1 and 2 for one backend x dataset, and whether both runs have it at all."""
+def _statuses(statuses: Sequence[str], column: str = "status") -> str:
+    """SQL that is true where ``column`` is one of ``statuses``."""
+    return f"{column} IN ({', '.join(map(literal, statuses))})"
+
+
+def _counts(con: duckdb.DuckDBPyConnection, puzzles: str) -> dict[tuple[str, str], dict]:
+    """Per (backend, dataset) of the ``puzzles``: how many, how many answered, how many
+    WRONG, ERROR or MEMOUT, and the first of those (line, status, message)."""
+    bad = _statuses(BAD)
+    query = f"""
+        SELECT backend, dataset, count(*) AS puzzles,
+               count(*) FILTER (WHERE {_statuses(ANSWERED)}) AS answered,
+               count(*) FILTER (WHERE {bad}) AS bad,
+               arg_min({{'line': line, 'status': status, 'message': message}}, _n)
+                   FILTER (WHERE {bad}) AS first
+        FROM (SELECT *, row_number() OVER () AS _n FROM {puzzles})
+        GROUP BY backend, dataset
+    """
+    return {(r["backend"], r["dataset"]): r for r in engine.records(con.execute(query))}
+
+
+def _answers(old: dict | None, cur: dict | None, not_run: bool) -> tuple[list[Row], bool]:
+    """Rules 1 and 2 for one backend x dataset, from each run's :func:`_counts` (None for a
+    run without it), and whether both runs have it at all."""
     findings: list[Row] = []
-    bad = cur[cur.status.isin(BAD)]
-    if len(bad):
-        first = bad.iloc[0]
+    if cur is not None and cur["bad"]:
+        first = cur["first"]
+        said = " ".join(str(v) for v in (first["status"], first["message"]) if v is not None)
         findings.append(
             (
                 "wrong/errors",
-                str(int(old.status.isin(BAD).sum())),
-                f"{len(bad)} (line {first.line}: {first.status} {first.message})",
+                str(old["bad"] if old is not None else 0),
+                f"{cur['bad']} (line {first['line']}: {said})",
                 "WRONG",
             )
         )
-    if cur.empty:
-        return [*findings, ("present", f"{len(old)} puzzles", *_missing(not_run))], False
-    if old.empty:
-        return [*findings, ("present", "missing", f"{len(cur)} puzzles", "info")], False
-    answered_old = int(old.status.isin(ANSWERED).sum())
-    answered_new = int(cur.status.isin(ANSWERED).sum())
+    if cur is None:
+        return [*findings, ("present", f"{old['puzzles']} puzzles", *_missing(not_run))], False
+    if old is None:
+        return [*findings, ("present", "missing", f"{cur['puzzles']} puzzles", "info")], False
+    answered_old, answered_new = old["answered"], cur["answered"]
     verdict = (
         "REGRESSION"
         if answered_new < answered_old
@@ -301,7 +387,7 @@ def _answers(old: pd.DataFrame, cur: pd.DataFrame, not_run: bool) -> tuple[list[
         if answered_new > answered_old
         else "ok"
     )
-    counts = (f"{answered_old}/{len(old)}", f"{answered_new}/{len(cur)}")
+    counts = (f"{answered_old}/{old['puzzles']}", f"{answered_new}/{cur['puzzles']}")
     return [*findings, ("answered", *counts, verdict)], True
 
 
@@ -309,56 +395,164 @@ def _missing(not_run: bool) -> tuple[str, str]:
     return ("not run", "info") if not_run else ("missing", "REGRESSION")
 
 
-def _counter_findings(old: pd.DataFrame, new: pd.DataFrame, tolerance: float) -> list[Row]:
-    """Rule 3 for one backend x dataset: each counter compared row by row, per repeat."""
-    columns = counter_columns(new)
-    keys = [*PAIR_KEYS, "repeat"]
-    first = old.groupby(PAIR_KEYS, observed=True)["repeat"].min().rename("_first").reset_index()
-    new = new.merge(first, on=PAIR_KEYS, how="left")
-    seen = old[keys].drop_duplicates().assign(_in_old=True)
-    in_old = new[keys].merge(seen, on=keys, how="left")["_in_old"].notna().to_numpy()
-    new = new.assign(_repeat=new["repeat"].where(in_old, new["_first"]))
-    pairs = old.assign(_repeat=old["repeat"]).merge(
-        new, on=[*PAIR_KEYS, "_repeat"], suffixes=("_old", "_new")
-    )
-    pairs = pairs[(pairs.status_old == pairs.status_new) & pairs.status_new.isin(ANSWERED)]
-    findings: list[Row] = []
-    for column in columns:
-        if f"{column}_old" not in pairs or f"{column}_new" not in pairs:
-            continue
-        a, b = pairs[f"{column}_old"], pairs[f"{column}_new"]
-        both = a.notna() & b.notna()
-        changed = pairs[both & ((a - b).abs() > tolerance * a.abs())]
-        lost = pairs[a.notna() != b.notna()]
-        if len(changed) or len(lost):
-            row = changed.iloc[0] if len(changed) else lost.iloc[0]
-            findings.append(
-                (
-                    column,
-                    f"total {_fmt(a.sum())}",
-                    f"total {_fmt(b.sum())}; {len(changed) + len(lost)} row(s) differ, "
-                    f"first line {row.line} repeat {row.repeat_new}: "
-                    f"{_fmt(row[column + '_old'])} -> {_fmt(row[column + '_new'])}",
-                    "REGRESSION",
+def _counters(
+    con: duckdb.DuckDBPyConnection, tolerance: float, backends: Sequence[str]
+) -> dict[tuple[str, str], list[Row]]:
+    """Rule 3 for the ``backends`` on each dataset: each counter compared row by row, per
+    repeat (a repeat the baseline lacks with the baseline's first), over the rows answered
+    alike in both runs."""
+    in_old = counter_columns(con, OLD)
+    columns = [c for c in counter_columns(con, NEW) if c in in_old]
+    if not backends or not columns:
+        return {}
+    chosen = f"backend IN ({', '.join(map(literal, backends))})"
+    found = _counted(con, columns, tolerance, chosen, exact=True)
+    again = {
+        r["backend"]
+        for r in found
+        if r["unmatched"] or any(r[f"differ_{i}"] for i in range(len(columns)))
+    }
+    if again:  # to name the first row that differs, and to pair repeats the baseline lacks
+        chosen = f"backend IN ({', '.join(map(literal, sorted(again)))})"
+        detailed = _counted(con, columns, tolerance, chosen, exact=False)
+        found = [r for r in found if r["backend"] not in again] + detailed
+    out: dict[tuple[str, str], list[Row]] = {}
+    for row in found:
+        findings: list[Row] = []
+        for index, column in enumerate(columns):
+            old, new = row[f"old_{index}"] or 0, row[f"new_{index}"] or 0
+            if row[f"differ_{index}"]:
+                first = row[f"first_{index}"]
+                findings.append(
+                    (
+                        column,
+                        f"total {_fmt(old)}",
+                        f"total {_fmt(new)}; {row[f'differ_{index}']} row(s) differ, "
+                        f"first line {first['line']} repeat {first['repeat']}: "
+                        f"{_fmt(first['old'])} -> {_fmt(first['new'])}",
+                        "REGRESSION",
+                    )
                 )
+            elif row[f"both_{index}"]:
+                findings.append((column, f"total {_fmt(old)}", f"total {_fmt(new)}", "ok"))
+        out[(row["backend"], row["dataset"])] = findings
+    return out
+
+
+def _counted(
+    con: duckdb.DuckDBPyConnection,
+    columns: Sequence[str],
+    tolerance: float,
+    chosen: str,
+    exact: bool,
+) -> list[dict]:
+    """Per backend (of those ``chosen``) and dataset, over the pairs of rows answered alike
+    in both runs: each counter's totals, how many pairs hold it in both, how many differ,
+    and (unless ``exact``) the first pair that differs in the baseline's order, then the
+    new run's. With ``exact``, a repeat pairs only with the same repeat, and ``unmatched``
+    counts the new rows whose repeat the baseline lacks (see :func:`_counters`)."""
+    keys = ", ".join(PAIR_KEYS)
+    picked = [f"o.{q(c)} AS {q('o:' + c)}, n.{q(c)} AS {q('n:' + c)}" for c in columns]
+    alike = f"o.status = n.status AND {_statuses(ANSWERED, 'n.status')}"
+    measures = ["count(*) FILTER (WHERE NOT _matched) AS unmatched"] if exact else []
+    for index, column in enumerate(columns):
+        a, b = q("o:" + column), q("n:" + column)
+        both = f"{a} IS NOT NULL AND {b} IS NOT NULL"
+        differ = f"({both} AND abs({a} - {b}) > {float(tolerance)!r} * abs({a}))"
+        differ += f" OR (({a} IS NULL) <> ({b} IS NULL))"
+        measures += [
+            f"sum({a}) FILTER (WHERE _alike) AS old_{index}",
+            f"sum({b}) FILTER (WHERE _alike) AS new_{index}",
+            f"count(*) FILTER (WHERE _alike AND ({differ})) AS differ_{index}",
+            f"count(*) FILTER (WHERE _alike AND {both}) AS both_{index}",
+        ]
+        if not exact:  # the first that changed, else the first that lost a value
+            shown = f"{{'line': line, 'repeat': repeat, 'old': {a}, 'new': {b}}}"
+            order = f"(({a} IS NULL) <> ({b} IS NULL), _old, _new)"
+            measures.append(
+                f"arg_min({shown}, {order}) FILTER (WHERE _alike AND ({differ})) AS first_{index}"
             )
-        elif both.any():
-            findings.append((column, f"total {_fmt(a.sum())}", f"total {_fmt(b.sum())}", "ok"))
-    return findings
+    narrow = ", ".join([*PAIR_KEYS, "repeat", "status", *map(q, columns)])
+    if exact:
+        pairs = f"""
+            SELECT n.backend, n.dataset, o.line IS NOT NULL AS _matched,
+                   coalesce({alike}, false) AS _alike, {", ".join(picked)}
+            FROM (SELECT {narrow} FROM {NEW} WHERE {chosen}) n
+            LEFT JOIN (SELECT {narrow} FROM {OLD} WHERE {chosen}) o
+                ON {_on("o", "n", [*PAIR_KEYS, "repeat"])}
+        """
+    else:
+        pairs = f"""
+            WITH o AS (SELECT {narrow}, row_number() OVER () AS _old FROM {OLD} WHERE {chosen}),
+            n AS (SELECT {narrow}, row_number() OVER () AS _new FROM {NEW} WHERE {chosen}),
+            firsts AS (SELECT {keys}, min(repeat) AS _first FROM o GROUP BY {keys}),
+            seen AS (SELECT DISTINCT {keys}, repeat FROM o),
+            matched AS (
+                SELECT n.*, CASE WHEN s.repeat IS NULL THEN f._first ELSE n.repeat END AS _repeat
+                FROM n
+                LEFT JOIN seen s ON {_on("s", "n", [*PAIR_KEYS, "repeat"])}
+                LEFT JOIN firsts f ON {_on("f", "n")}
+            )
+            SELECT o.backend, o.dataset, o.line, n.repeat, o._old, n._new, {alike} AS _alike,
+                   {", ".join(picked)}
+            FROM o JOIN matched n ON {_on("o", "n")} AND o.repeat = n._repeat
+        """
+    query = f"SELECT backend, dataset, {', '.join(measures)} FROM ({pairs}) GROUP BY ALL"
+    return engine.records(con.execute(query))
 
 
-def _time_finding(pairs: pd.DataFrame, scale: float, time_ratio: float, alpha: float) -> Row | None:
-    """Rule 4 for one backend x dataset's per-puzzle pairs; None when none was answered twice."""
-    from scipy.stats import wilcoxon
+def answered_pairs(timed: bool = False, ordered: bool = True) -> str:
+    """SQL for the puzzles of a backend both runs of :func:`prepare` answered (with
+    ``timed``, with a solve time in both): backend, dataset, line, and the ``old`` and
+    ``new`` solve times; with ``ordered``, in the baseline's order."""
+    where = f"{_statuses(ANSWERED, 'o.status')} AND {_statuses(ANSWERED, 'n.status')}"
+    if timed:
+        where += " AND o.solve_s IS NOT NULL AND n.solve_s IS NOT NULL"
+    if not ordered:
+        return f"""
+            SELECT o.backend, o.dataset, o.line, o.solve_s AS old, n.solve_s AS new
+            FROM {OLD_PUZZLES} o JOIN {NEW_PUZZLES} n ON {_on("o", "n")} WHERE {where}
+        """
+    return f"""
+        SELECT o.backend, o.dataset, o.line, o.solve_s AS old, n.solve_s AS new
+        FROM (SELECT *, row_number() OVER () AS _at FROM {OLD_PUZZLES}) o
+        JOIN {NEW_PUZZLES} n ON {_on("o", "n")}
+        WHERE {where} ORDER BY o._at
+    """
 
-    answered = pairs[pairs.status_old.isin(ANSWERED) & pairs.status_new.isin(ANSWERED)]
-    if not len(answered):
-        return None
-    t_old, t_new = answered.solve_s_old, answered.solve_s_new / scale
+
+def floats(values: np.ndarray) -> np.ndarray:
+    """A column DuckDB gave as numbers (a masked array where some are unknown) as floats,
+    NaN where unknown."""
+    return np.ma.filled(np.ma.asarray(values, dtype=float), np.nan)
+
+
+def _times(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], tuple[np.ndarray, ...]]:
+    """Per (backend, dataset), the solve times (baseline's, new run's) of the puzzles both
+    runs answered."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE gate_times AS {answered_pairs(ordered=False)}")
+    groups = con.execute("SELECT DISTINCT backend, dataset FROM gate_times").fetchall()
+    found = {}
+    for backend, dataset in groups:
+        times = con.execute(
+            "SELECT old, new FROM gate_times WHERE backend = ? AND dataset = ?",
+            [backend, dataset],
+        ).fetchnumpy()
+        found[(backend, dataset)] = (floats(times["old"]), floats(times["new"]))
+    return found
+
+
+def _time_finding(
+    old: np.ndarray, new: np.ndarray, scale: float, time_ratio: float, alpha: float
+) -> Row:
+    """Rule 4 for one backend x dataset's solve times of the puzzles both runs answered."""
+    t_old, t_new = pd.Series(old), pd.Series(new) / scale
     m_old, m_new = t_old.median(), t_new.median()
     ratio = m_new / m_old if m_old > 0 else math.inf
     diffs = (t_new - t_old).to_numpy()
-    if len(answered) >= 5 and (diffs != 0).any():
+    if len(t_old) >= 5 and (diffs != 0).any():
+        from scipy.stats import wilcoxon  # a second's import: only when there is a test to run
+
         p = float(wilcoxon(t_new, t_old, alternative="greater").pvalue)
     else:
         p = 1.0  # too few pairs to call anything significant
@@ -367,7 +561,7 @@ def _time_finding(pairs: pd.DataFrame, scale: float, time_ratio: float, alpha: f
     return (
         check,
         _fmt(m_old * 1000),
-        f"{_fmt(m_new * 1000)} (x{ratio:.3g}, {p_value(p)}, {len(answered)} pairs)",
+        f"{_fmt(m_new * 1000)} (x{ratio:.3g}, {p_value(p)}, {len(t_old)} pairs)",
         "REGRESSION" if slow else "ok",
     )
 
@@ -416,25 +610,26 @@ def check_files(
     Raises :class:`harness.results.ResultsError`, naming the file and line, for a CSV that
     is not a well-formed results CSV.
     """
-    old_rows, new_rows = read_frame(baseline), read_frame(new)
-    old_meta, new_meta = provenance.read_meta(baseline), provenance.read_meta(new)
-    notes = ["time not judged (--ignore-time)"]
-    scale = 1.0
-    if compare_time:
-        compare_time, scale, notes = time_judgement(old_meta, new_meta, compare_time_anyway)
-    known = {**_deterministic_in(old_meta), **_deterministic_in(new_meta)}
-    result = compare(
-        old_rows,
-        new_rows,
-        known,
-        tolerance,
-        time_ratio,
-        alpha,
-        compare_time,
-        scale,
-        only_common,
-        scope,
-    )
+    with read([baseline, new]) as results:
+        old_meta, new_meta = provenance.read_meta(baseline), provenance.read_meta(new)
+        notes = ["time not judged (--ignore-time)"]
+        scale = 1.0
+        if compare_time:
+            compare_time, scale, notes = time_judgement(old_meta, new_meta, compare_time_anyway)
+        known = {**deterministic_in(old_meta), **deterministic_in(new_meta)}
+        result = judge(
+            results.con,
+            "file_0",
+            "file_1",
+            known,
+            tolerance,
+            time_ratio,
+            alpha,
+            compare_time,
+            scale,
+            only_common,
+            scope,
+        )
     result.notes[:0] = notes
     if compare_time:  # load the runs did not share: time INCONCLUSIVE (harness.gate.conditions)
         from harness.gate import conditions
@@ -443,28 +638,8 @@ def check_files(
     return result
 
 
-#: The columns the gate judges, beside the native counts (the number columns are read too,
-#: to check them, then left out).
-JUDGED = (*PAIR_KEYS, "repeat", "status", "message", "solve_s", *COUNTERS)
-
-
-def read_frame(path: Path) -> pd.DataFrame:
-    """The rows of a results CSV the gate judges (keys, status, message, ``solve_s``, the
-    counters and native counts), every row checked as :func:`harness.results.read_results`
-    checks it: raises :class:`ResultsError` naming the file and the line of the first bad
-    row. A torn last line is dropped."""
-    dtypes: dict[str, str | None] = {c: "float64" for c in NUMBER_COLUMNS}
-    dtypes |= {c: "int64" for c in INTEGER_COLUMNS}
-    dtypes |= {"dataset": None, "backend": None, "status": None, "puzzle": "str", "message": "str"}
-    frame = load.read(path, {c: dtypes.get(c) for c in JUDGED}, natives=True)
-    if frame.empty:  # no rows: nothing to judge
-        return pd.DataFrame(columns=list(JUDGED))
-    native = [c for c in frame.columns if c not in BASE_COLUMNS]
-    for column in native:  # a count past 64 bits is read as text: a number all the same
-        if frame[column].dtype == object:
-            numbers = pd.to_numeric(frame[column], errors="coerce")
-            if numbers.notna().sum() == frame[column].notna().sum():
-                frame[column] = numbers.astype("float64")
-    frame = frame[[c for c in [*JUDGED, *native] if c in frame.columns]]
-    # as text: two runs' categories differ, and categories of different values cannot compare
-    return frame.astype({c: object for c in load.CATEGORIES if c in frame.columns})
+def read(paths: Sequence[Path]) -> engine.Results:
+    """Results CSVs as the gate reads them (:func:`harness.results.engine.read`): the
+    columns of :data:`JUDGED` and the native statistics, every row checked; raises
+    :class:`~harness.results.schema.ResultsError` naming the file and line of a bad row."""
+    return engine.read(paths, JUDGED, natives=True)

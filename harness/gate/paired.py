@@ -24,21 +24,27 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from harness.gate.baseline import (
-    PAIR_KEYS,
     Finding,
     GateResult,
-    _deterministic_in,
-    compare,
+    answered_pairs,
+    deterministic_in,
+    floats,
+    judge,
     p_value,
-    same_dataset_names,
+    read,
 )
-from harness.results import ResultsError, provenance
-from harness.tables import frames as tables
+from harness.results import engine, provenance
+from harness.results.schema import ResultsError
+from harness.tables.stats import literal
+
+if TYPE_CHECKING:
+    import duckdb
 
 #: A paired slowdown must exceed this median ratio to count: pairs measured in one run are
 #: free of the day-to-day noise the baseline gate's 1.25 allows for.
@@ -97,26 +103,21 @@ def _bootstrap_medians(ratios: np.ndarray, seed: int) -> np.ndarray:
 
 
 def time_finding(
-    old: pd.DataFrame, new: pd.DataFrame, time_ratio: float, alpha: float, seed: int = 0
-) -> tuple[str, str, str, str] | None:
-    """The time row for one pair on one dataset (per-puzzle rows of each); None when no
-    puzzle was answered by both."""
-    both = old.merge(new, on=[k for k in PAIR_KEYS if k != "backend"], suffixes=("_o", "_n"))
-    both = both[both.status_o.isin(tables.ANSWERED) & both.status_n.isin(tables.ANSWERED)]
-    both = both[both.solve_s_o.notna() & both.solve_s_n.notna()]
-    if not len(both):
-        return None
-    median, low, high, slower, faster = ratio_statistics(both.solve_s_o, both.solve_s_n, seed)
+    old: np.ndarray, new: np.ndarray, time_ratio: float, alpha: float, seed: int = 0
+) -> tuple[str, str, str, str]:
+    """The time row for one pair on one dataset, from the solve times (old, new) of the
+    puzzles both answered."""
+    median, low, high, slower, faster = ratio_statistics(old, new, seed)
     verdict = "ok"
     if median > time_ratio and slower < alpha and low > 1:
         verdict = "REGRESSION"
     elif median < 1 / time_ratio and faster < alpha and high < 1:
         verdict = "improved"
-    shown = f"x{median:.3g} [{low:.3g}, {high:.3g}], {p_value(slower)}, {len(both)} pairs"
+    shown = f"x{median:.3g} [{low:.3g}, {high:.3g}], {p_value(slower)}, {len(old)} pairs"
     return (
         "paired solve ms (median)",
-        _ms(both.solve_s_o.median()),
-        f"{_ms(both.solve_s_n.median())} ({shown})",
+        _ms(float(np.median(old))),
+        f"{_ms(float(np.median(new)))} ({shown})",
         verdict,
     )
 
@@ -134,26 +135,52 @@ def compare_pairs(
     alpha: float = 0.01,
     compare_time: bool = True,
 ) -> GateResult:
-    """Judge each (old, new) pair of backends in ``frame`` (one run's rows); each finding
-    is labelled with the new backend, its ``baseline`` column the old one's figure."""
+    """:func:`judge_pairs` of one run's rows given as a DataFrame (a results CSV's columns)."""
+    con = engine.connect()
+    try:
+        con.register("run_rows", frame)
+        return judge_pairs(
+            con, "run_rows", pairs, deterministic, tolerance, time_ratio, alpha, compare_time
+        )
+    finally:
+        con.close()
+
+
+def judge_pairs(
+    con: duckdb.DuckDBPyConnection,
+    source: str,
+    pairs: Sequence[tuple[str, str]],
+    deterministic: dict[str, bool] | None = None,
+    tolerance: float = 0.0,
+    time_ratio: float = PAIRED_TIME_RATIO,
+    alpha: float = 0.01,
+    compare_time: bool = True,
+) -> GateResult:
+    """Judge each (old, new) pair of backends in ``source`` (one run's rows, a table, view
+    or registered frame of ``con``); each finding is labelled with the new backend, its
+    ``baseline`` column the old one's figure."""
     result = GateResult()
-    known = deterministic or {}
-    frame = same_dataset_names(frame, frame)[0]  # datasets named as the other rows name them
     for old_spec, new_spec in pairs:
-        old_rows = frame[frame.backend == old_spec].assign(backend=new_spec)
-        new_rows = frame[frame.backend == new_spec]
-        judged = compare(old_rows, new_rows, known, tolerance, compare_time=False)
+        spec = "CAST(backend AS VARCHAR)"
+        con.execute(
+            f"CREATE OR REPLACE TEMP VIEW paired_old AS SELECT * REPLACE ({literal(new_spec)} "
+            f"AS backend) FROM {source} WHERE {spec} = {literal(old_spec)}"
+        )
+        con.execute(
+            f"CREATE OR REPLACE TEMP VIEW paired_new AS SELECT * FROM {source} "
+            f"WHERE {spec} = {literal(new_spec)}"
+        )
+        judged = judge(
+            con, "paired_old", "paired_new", deterministic, tolerance, compare_time=False
+        )
         result.findings += judged.findings
         result.compared += judged.compared
         if not compare_time:
             continue
-        old_p, new_p = tables.per_puzzle(old_rows), tables.per_puzzle(new_rows)
-        for dataset in sorted(set(old_p.dataset) & set(new_p.dataset)):
-            row = time_finding(
-                old_p[old_p.dataset == dataset], new_p[new_p.dataset == dataset], time_ratio, alpha
+        for dataset, (old, new) in sorted(_times(con).items()):
+            result.findings.append(
+                Finding(new_spec, dataset, *time_finding(old, new, time_ratio, alpha))
             )
-            if row is not None:
-                result.findings.append(Finding(new_spec, dataset, *row))
     listed = "; ".join(f"{old} -> {new}" for old, new in pairs)
     result.notes.append(f"paired in one run, old -> new: {listed}")
     if compare_time:
@@ -162,6 +189,15 @@ def compare_pairs(
             f"is above x{time_ratio:g}, interval above 1, one-sided Wilcoxon p < {alpha:g}"
         )
     return result
+
+
+def _times(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per dataset, the solve times (old, new) of the puzzles both backends of the pair
+    :func:`harness.gate.baseline.judge` last compared answered, in the old one's order."""
+    found = con.execute(answered_pairs(timed=True)).fetchnumpy()
+    datasets = found["dataset"].astype(object)
+    old, new = floats(found["old"]), floats(found["new"])
+    return {str(d): (old[datasets == d], new[datasets == d]) for d in dict.fromkeys(datasets)}
 
 
 def parse_pair(text: str) -> tuple[str, str]:
@@ -196,17 +232,25 @@ def check_file(
     """The paired verdict for one results CSV: the pair ``OLD,NEW`` given, else every pair
     its ``--against`` run recorded. Raises :class:`ResultsError` for a CSV that is not a
     results CSV, a pair it does not hold, or a run with no pairs."""
-    frame = tables.load(path)  # every row checked: a malformed file is one clear line
-    meta = provenance.read_meta(path)
-    known = list(dict.fromkeys(frame["backend"]))
-    if pair is not None:
-        pairs = [_split_known(pair, known)]
-    else:
-        pairs = pairs_in(meta)
-        if not pairs:
-            raise ResultsError(
-                f"{path}: not a run made with --against; give a baseline CSV, or --pair OLD,NEW"
-            )
-    return compare_pairs(
-        frame, pairs, _deterministic_in(meta), tolerance, time_ratio, alpha, compare_time
-    )
+    with read([path]) as results:  # every row checked: a malformed file is one clear line
+        meta = provenance.read_meta(path)
+        query = "SELECT backend FROM file_0 GROUP BY backend ORDER BY min(rowid)"
+        known = [b for (b,) in results.con.execute(query).fetchall()]
+        if pair is not None:
+            pairs = [_split_known(pair, known)]
+        else:
+            pairs = pairs_in(meta)
+            if not pairs:
+                raise ResultsError(
+                    f"{path}: not a run made with --against; give a baseline CSV, or --pair OLD,NEW"
+                )
+        return judge_pairs(
+            results.con,
+            "file_0",
+            pairs,
+            deterministic_in(meta),
+            tolerance,
+            time_ratio,
+            alpha,
+            compare_time,
+        )

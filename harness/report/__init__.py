@@ -1,8 +1,9 @@
 """``harness report``: one self-contained HTML page per set of results CSVs.
 
-:mod:`.load` reads the columns it shows, :mod:`.data` computes what each plot and table
-shows, :mod:`.thin` chooses the points a plot of very many keeps, :mod:`.plots` draws it
-with matplotlib (Agg, imported only here), :mod:`.html` lays out the page.
+:mod:`.data` reads the columns it shows (:mod:`harness.results.engine`) and computes what
+each plot and table shows, :mod:`.thin` chooses the points a plot of very many keeps,
+:mod:`.plots` draws it with matplotlib (Agg, imported only here), :mod:`.html` lays out the
+page.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness.report import data
+from harness.tables.stats import literal
 
 
 class ReportError(ValueError):
@@ -21,7 +23,7 @@ class ReportError(ValueError):
 
 def check_pair(runs: data.Runs, pair: tuple[str, str] | None) -> None:
     """Raise :class:`ReportError` unless both backends of ``pair`` are in the rows."""
-    known = list(dict.fromkeys(runs.frame["backend"]))
+    known = data.names(runs)
     for name in pair or ():
         if name not in known:
             raise ReportError(
@@ -41,17 +43,15 @@ def build(
     ``merge``, their rows pooled as one run."""
     from harness.report import html, plots
 
-    runs = data.load_runs(paths, merge)
-    check_pair(runs, pair)
-    palette = plots.colours(data.backends(runs.frame))
     sections, toc = [], []
-    for index, (title, frame) in enumerate(data.groups(runs.frame)):
-        spread = data.repeat_spread(runs.raw, frame)  # empty without --repeat
-        section = html.group_section(index, title, frame, runs.timeout, pair, palette, spread, time)
-        sections.append(section)
-        toc.append((f"dataset-{index}", title))
+    with data.load_runs(paths, merge) as runs:
+        check_pair(runs, pair)
+        palette = plots.colours(data.names(runs, ran=True))
+        for index, group in enumerate(data.groups(runs)):
+            sections.append(html.group_section(index, group, runs, pair, palette, time))
+            toc.append((f"dataset-{index}", group.title))
     if baseline is not None:
-        sections.append(_baseline(baseline, paths, runs, palette))
+        sections.append(_baseline(baseline, paths, palette))
         toc.append(("baseline", "Against the baseline"))
     for index, (path, meta) in enumerate(runs.metas):  # runs made with --against REV
         section = _paired(Path(path), meta, f"paired-{index}", palette)
@@ -64,20 +64,19 @@ def build(
     return html.page(sections, f"sudoku-harness report: {names}", toc)
 
 
-def _baseline(baseline: Path, paths: Sequence[str | Path], runs: data.Runs, palette) -> str:
+def _baseline(baseline: Path, paths: Sequence[str | Path], palette) -> str:
     """The gate's findings (harness.gate, as ``harness check`` runs it) and time ratios."""
     from harness import gate
-    from harness.gate.baseline import read_frame
-    from harness.tables import load
 
     known: dict[str, bool] = dict(gate.deterministic_specs(baseline))
     for path in paths:
         known.update(gate.deterministic_specs(Path(path)))
-    old = read_frame(baseline)
-    new = load.concat(data.label_runs([read_frame(Path(p)) for p in paths], paths))
-    new = new.drop(columns="run").astype({"backend": str})
-    verdict = gate.compare(old, new, known)
-    pairs = data.old_new(old, new)
+    with gate.read([baseline, *map(Path, paths)]) as results:
+        con = results.con
+        tables = [f"file_{i}" for i in range(1, len(paths) + 1)]
+        con.execute(f"CREATE TEMP VIEW report_new AS {data.labelled(con, tables, paths)}")
+        verdict = gate.judge(con, "file_0", "report_new", known)
+        pairs = data.old_new(con)
     return _section(verdict, pairs, palette, "baseline against new, per puzzle", "b")
 
 
@@ -112,19 +111,30 @@ def _section(verdict, pairs: pd.DataFrame, palette, title: str, key: str, headin
 def _paired(path: Path, meta, anchor: str, palette) -> str | None:
     """The section of a run made with ``--against``: each SPEC@REV against SPEC, paired
     (the run's rows as the gate reads them, backends as the run named them)."""
+    from harness import gate
     from harness.gate import paired
-    from harness.gate.baseline import _deterministic_in, read_frame
 
     pairs = paired.pairs_in(meta)
     if not pairs:
         return None
-    rows = read_frame(path)
-    pairs = [p for p in pairs if set(p) <= set(rows["backend"])]
-    if not pairs:
-        return None
-    verdict = paired.compare_pairs(rows, pairs, _deterministic_in(meta))
-    old = pd.concat([rows[rows.backend == o].assign(backend=n) for o, n in pairs])
-    new = rows[rows.backend.isin([n for _, n in pairs])]
+    with gate.read([path]) as results:
+        con = results.con
+        held = {b for (b,) in con.execute("SELECT DISTINCT backend FROM file_0").fetchall()}
+        pairs = [p for p in pairs if set(p) <= held]
+        if not pairs:
+            return None
+        verdict = paired.judge_pairs(con, "file_0", pairs, gate.deterministic_in(meta))
+        olds = " UNION ALL ".join(
+            f"SELECT * REPLACE ({literal(n)} AS backend) FROM file_0 WHERE backend = {literal(o)}"
+            for o, n in pairs
+        )
+        news = ", ".join(literal(n) for _, n in pairs)
+        con.execute(f"CREATE TEMP VIEW report_old AS {olds}")
+        con.execute(
+            f"CREATE TEMP VIEW report_new AS SELECT * FROM file_0 WHERE backend IN ({news})"
+        )
+        gate.prepare(con, "report_old", "report_new")
+        rows = data.old_new(con)
     title = f"old ({pairs[0][0].rpartition('@')[2]}) against new, per puzzle"
     heading = (anchor, f"Old against new ({', '.join(o for o, _ in pairs)})")
-    return _section(verdict, data.old_new(old, new), palette, title, anchor, heading)
+    return _section(verdict, rows, palette, title, anchor, heading)

@@ -1,13 +1,18 @@
 """The numbers behind every plot and table of the report, apart from drawing them.
 
+The rows are read by :mod:`harness.results.engine` (only the columns shown, :data:`COLUMNS`)
+and reduced in DuckDB to one row per puzzle and backend, the table :data:`PUZZLES`
+(:func:`harness.tables.stats.per_puzzle`: repeats reduced to their median); a puzzle is
+told apart by its dataset and line. Each dataset's summary table (counts, times, PAR-2, the
+virtual best solver, fastest alone) and the repeats' spread are
+:mod:`harness.tables.stats`'s; the plots' points come from a dataset's rows as a DataFrame.
+
 All times are the solve phase (``solve_s``, seconds), as in ``harness table`` and the gate
-(the cactus plot may show the solvers' own clock instead, ``own_solve_s``);
-one row per (puzzle, backend) after :func:`harness.tables.load.per_puzzle` (repeats reduced to
-their median). Only the columns shown are read (:data:`COLUMNS`); a puzzle is told apart by
-its dataset and line. A *correct* answer is a checked SOLVED or UNSAT row (UNSAT is WRONG when the
-file gives a count it contradicts). Unanswered rows (TIMEOUT, UNKNOWN, ERROR, MEMOUT, WRONG,
-UNAVAILABLE) are never timed as answers: the scatter plot pins them at the timeout and
-PAR-2 counts them as twice the timeout.
+(the cactus plot may show the solvers' own clock instead, ``own_solve_s``). A *correct*
+answer is a checked SOLVED or UNSAT row (UNSAT is WRONG when the file gives a count it
+contradicts). Unanswered rows (TIMEOUT, UNKNOWN, ERROR, MEMOUT, WRONG, UNAVAILABLE) are
+never timed as answers: the scatter plot pins them at the timeout and PAR-2 counts them as
+twice the timeout.
 """
 
 from __future__ import annotations
@@ -16,89 +21,119 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from backends.base import Status
-from harness.results import ResultsError
+from harness.results import engine
 from harness.results.provenance import read_meta
-from harness.tables import load
-from harness.tables.summary import ANSWERED
+from harness.results.schema import ResultsError
+from harness.tables import stats
+from harness.tables.stats import ANSWERED, literal
+
+if TYPE_CHECKING:
+    import duckdb
 
 PUZZLE = ["dataset", "line"]
-VBS = "virtual best"
-#: The columns the report reads, and their dtypes (None: as pandas infers it).
-COLUMNS = {
-    "dataset": "category",
-    "line": "int64",
-    "size": "float32",
-    "backend": "category",
-    "repeat": "int64",
-    "status": "category",
-    "solve_s": "float64",
-    "solve_cpu_s": "float64",
-    "own_solve_s": "float64",
-    "nodes": "float64",
-    "guesses": "float64",
-}
+VBS = stats.VBS
+#: The columns the report reads.
+COLUMNS = ("dataset", "line", "size", "backend", "repeat", "status", "solve_s", "solve_cpu_s")
+COLUMNS += ("own_solve_s", "nodes", "guesses")
+#: The columns of a dataset's puzzles the plots draw.
+PLOTTED = ("dataset", "line", "backend", "status", "solve_s", "own_solve_s", "nodes")
+#: The table of one row per puzzle and backend.
+PUZZLES = "puzzles"
 
 
 @dataclass
 class Runs:
-    """The rows of one or more results CSVs, and what their metadata says."""
+    """The rows of one or more results CSVs in DuckDB (one row per puzzle and backend in
+    the table :data:`PUZZLES`), and what their metadata says."""
 
-    raw: pd.DataFrame  # every row as read, backends labelled per run when runs share one
-    frame: pd.DataFrame  # one row per (dataset, line, puzzle, backend)
+    results: engine.Results
     metas: list[tuple[str, dict[str, Any] | None]] = field(default_factory=list)
     timeout: float = math.nan  # seconds
     timeout_note: str = ""
 
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        return self.results.con
+
+    def close(self) -> None:
+        self.results.close()
+
+    def __enter__(self) -> Runs:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass
+class Group:
+    """One dataset (and grid size, where a dataset mixes sizes): its title, and the SQL
+    that is true for its rows of :data:`PUZZLES`."""
+
+    title: str
+    where: str
+
 
 def load_runs(paths: Sequence[str | Path], merge: bool = False) -> Runs:
-    """Read results CSVs (raises :class:`ResultsError` naming a bad one).
+    """Read results CSVs (raises :class:`ResultsError` naming a bad one, or one without
+    rows).
 
     A backend that appears in more than one CSV is labelled ``spec (file stem)`` so two runs
     of it stay apart, unless ``merge`` pools them.
     """
-    frames = []
-    for path in paths:
-        frame = load.read(path, COLUMNS)
-        if frame.empty:
-            raise ResultsError(f"{path}: no result rows")
-        frames.append(frame)
-    raw = load.concat(label_runs(frames, paths, merge))
-    metas = [(str(p), read_meta(Path(p))) for p in paths]
-    timeout, note = timeout_of(metas, raw)
-    return Runs(raw, load.per_puzzle(raw), metas, timeout, note)
+    results = engine.read(paths, COLUMNS, natives=False)
+    try:
+        for path, count in zip(paths, results.counts, strict=True):
+            if not count:
+                raise ResultsError(f"{path}: no result rows")
+        con = results.con
+        tables = [f"file_{i}" for i in range(len(paths))]
+        con.execute(f"CREATE TEMP VIEW labelled AS {labelled(con, tables, paths, merge)}")
+        pooled = len(paths) > 1  # the runs' rows of one backend and puzzle reduced together
+        view = stats.per_puzzle(con, "labelled", merge=pooled, name="puzzle_rows")
+        con.execute(f"CREATE TEMP TABLE {PUZZLES} AS SELECT * FROM {view}")
+        metas = [(str(p), read_meta(Path(p))) for p in paths]
+        timeout, note = timeout_of(metas, con)
+    except BaseException:
+        results.close()
+        raise
+    return Runs(results, metas, timeout, note)
 
 
-def label_runs(
-    frames: list[pd.DataFrame], paths: Sequence[str | Path], merge: bool = False
-) -> list[pd.DataFrame]:
-    """Each run's frame with a ``run`` column, and a backend that more than one of them ran
-    renamed ``spec (file stem)``, unless ``merge`` pools the runs."""
+def labelled(
+    con: duckdb.DuckDBPyConnection,
+    tables: Sequence[str],
+    paths: Sequence[str | Path],
+    merge: bool = False,
+) -> str:
+    """SQL for the rows of ``tables`` (those of the files ``paths``) one after another,
+    without their ``run`` column, a backend that more than one of them ran renamed
+    ``spec (file stem)``, unless ``merge`` pools the runs."""
     owners: dict[str, int] = {}
-    for frame in frames:
-        for spec in frame["backend"].astype(str).unique():
+    for table in tables:
+        for (spec,) in con.execute(f"SELECT DISTINCT backend FROM {table}").fetchall():
             owners[spec] = owners.get(spec, 0) + 1
-    out = []
-    for frame, path in zip(frames, paths, strict=True):
-        names = frame["backend"].astype("category")
-        shared = {
-            c: f"{c} ({Path(path).stem})"
-            for c in names.cat.categories
-            if owners[c] > 1 and not merge
-        }
+    shared = ", ".join(literal(s) for s, n in owners.items() if n > 1 and not merge)
+    parts = []
+    for table, path in zip(tables, paths, strict=True):
+        named = ""
         if shared:
-            names = names.cat.rename_categories(lambda c, s=shared: s.get(c, c))
-        run = pd.Categorical([str(path)] * len(frame))
-        out.append(frame.assign(backend=names, run=run))
-    return out
+            stem = literal(f" ({Path(path).stem})")
+            named = f" REPLACE (CASE WHEN backend IN ({shared}) THEN backend || {stem} "
+            named += "ELSE backend END AS backend)"
+        parts.append(f"SELECT * EXCLUDE (run){named} FROM {table}")
+    return " UNION ALL BY NAME ".join(parts)
 
 
-def timeout_of(metas: Sequence[tuple[str, dict[str, Any] | None]], raw: pd.DataFrame):
+def timeout_of(
+    metas: Sequence[tuple[str, dict[str, Any] | None]], con: duckdb.DuckDBPyConnection
+) -> tuple[float, str]:
     """The timeout in seconds (the largest the runs used) and a note saying where it came
     from; without metadata, the longest time any row ran."""
     limits = [
@@ -108,24 +143,59 @@ def timeout_of(metas: Sequence[tuple[str, dict[str, Any] | None]], raw: pd.DataF
     ]
     if limits:
         return max(limits), ""
-    longest = float(raw["solve_s"].max()) if raw["solve_s"].notna().any() else 1.0
+    longest = con.execute("SELECT max(solve_s) FROM rows").fetchone()[0]
+    longest = 1.0 if longest is None else float(longest)
     return longest, "no timeout recorded (no .meta.json): the longest solve stands in for it"
 
 
-def groups(frame: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
-    """(title, rows) per dataset, and per grid size when a dataset mixes sizes."""
-    keys = ["dataset"]
-    if "size" in frame:
-        sizes = frame.groupby("dataset", observed=True, dropna=False)["size"].nunique()
-        keys += ["size"] if (sizes > 1).any() else []
+def groups(runs: Runs) -> list[Group]:
+    """One :class:`Group` per dataset, and per grid size when a dataset mixes sizes."""
+    sized = "size" in stats.grouping(runs.con, PUZZLES)
+    keys = "dataset, size" if sized else "dataset"
+    found = runs.con.execute(f"SELECT DISTINCT {keys} FROM {PUZZLES} ORDER BY {keys}")
     out = []
-    for key, group in frame.groupby(keys, sort=True, dropna=False, observed=True):
-        values = key if isinstance(key, tuple) else (key,)
-        title = Path(str(values[0])).name
-        if len(values) > 1:
-            title += f" ({values[1]:g}x{values[1]:g})"
-        out.append((title, group))
+    for dataset, *size in found.fetchall():
+        title, where = Path(str(dataset)).name, f"dataset = {literal(dataset)}"
+        if sized:
+            where += " AND size IS NULL" if size[0] is None else f" AND size = {int(size[0])}"
+            title += "" if size[0] is None else f" ({size[0]:g}x{size[0]:g})"
+        out.append(Group(title, where))
     return out
+
+
+def puzzles(runs: Runs, group: Group) -> pd.DataFrame:
+    """The group's rows of :data:`PUZZLES` (one per puzzle and backend), the columns the
+    plots draw (:data:`PLOTTED`); text of few values (datasets, backends, statuses) as
+    categories."""
+    texts = {
+        "dataset": _distinct(runs, "dataset"),
+        "backend": names(runs),
+        "status": [s.value for s in Status],
+    }
+    columns = [
+        f"CAST({c} AS ENUM({', '.join(map(literal, texts[c]))})) AS {c}" if c in texts else c
+        for c in PLOTTED
+    ]
+    return runs.results.frame(f"SELECT {', '.join(columns)} FROM {PUZZLES} WHERE {group.where}")
+
+
+def _distinct(runs: Runs, column: str) -> list[str]:
+    query = f"SELECT DISTINCT {column} FROM {PUZZLES} WHERE {column} IS NOT NULL"
+    return [value for (value,) in runs.con.execute(query).fetchall()]
+
+
+def puzzle_count(runs: Runs, group: Group) -> int:
+    """How many puzzles the group holds."""
+    query = f"SELECT count(*) FROM (SELECT DISTINCT dataset, line FROM {PUZZLES} WHERE "
+    return int(runs.con.execute(query + f"{group.where})").fetchone()[0])
+
+
+def names(runs: Runs, ran: bool = False) -> list[str]:
+    """The backends of the rows in order of first appearance; with ``ran``, those that ran
+    (not all UNAVAILABLE)."""
+    where = f"status <> {literal(Status.UNAVAILABLE.value)}" if ran else "true"
+    query = f"SELECT backend FROM {PUZZLES} WHERE {where} GROUP BY backend ORDER BY min(rowid)"
+    return [b for (b,) in runs.con.execute(query).fetchall()]
 
 
 def correct(frame: pd.DataFrame) -> pd.Series:
@@ -198,135 +268,28 @@ def wins(pairs: pd.DataFrame) -> tuple[int, int]:
     return int((pairs["x"] < pairs["y"]).sum()), int((pairs["y"] < pairs["x"]).sum())
 
 
-def puzzle_ids(frame: pd.DataFrame) -> np.ndarray:
-    """One whole number per row naming its puzzle (dataset and line), to group a million
-    rows by one integer rather than by two columns."""
-    datasets = frame["dataset"]
-    if isinstance(datasets.dtype, pd.CategoricalDtype):
-        codes = datasets.cat.codes.to_numpy()
-    else:
-        codes = pd.factorize(datasets, use_na_sentinel=False)[0]
-    lines = frame["line"].to_numpy(dtype=np.int64)
-    span = int(lines.max()) + 1 if len(lines) else 1
-    return codes.astype(np.int64) * span + lines
-
-
-def puzzle_count(frame: pd.DataFrame) -> int:
-    """How many puzzles ``frame`` holds."""
-    return len(pd.unique(puzzle_ids(frame)))
-
-
-def vbs(frame: pd.DataFrame) -> pd.Series:
-    """Per puzzle (in order of first appearance), the virtual best solver's time: the fastest
-    correct answer among the backends; NaN where no backend answered it."""
-    ids = puzzle_ids(frame)
-    ok = correct(frame).to_numpy()
-    best = pd.Series(frame["solve_s"].to_numpy()[ok]).groupby(ids[ok]).min()
-    return best.reindex(pd.unique(ids))
-
-
-def par2(times: pd.Series, answered: pd.Series, timeout: float) -> float:
-    """Penalised average runtime: the mean of the times, an unsolved puzzle as 2 x timeout."""
-    if not len(times):
-        return math.nan
-    return float(times.where(answered, 2 * timeout).mean())
-
-
-def fastest_alone(frame: pd.DataFrame) -> dict[str, int]:
-    """Per backend, on how many puzzles its correct answer was strictly the fastest."""
-    ok = (correct(frame) & frame["solve_s"].notna()).to_numpy()
-    ids, times = puzzle_ids(frame)[ok], frame["solve_s"].to_numpy()[ok]
-    best = pd.Series(times).groupby(ids).transform("min").to_numpy()
-    win = times == best
-    _, where, ties = np.unique(ids[win], return_inverse=True, return_counts=True)
-    winners = frame["backend"].to_numpy()[ok][win][ties[where] == 1]
-    won = pd.Series(winners, dtype=object).value_counts()
-    return {b: int(won.get(b, 0)) for b in backends(frame)}
-
-
-def summary(frame: pd.DataFrame, timeout: float) -> pd.DataFrame:
-    """One row per backend, fastest PAR-2 first, then the virtual best solver's row."""
-    wins = fastest_alone(frame)
-    rows = []
-    by_backend = frame.groupby("backend", observed=True, sort=False)
-    for backend in backends(frame):
-        group = by_backend.get_group(backend)
-        ok = correct(group)
-        rows.append(
-            _row(backend, group["status"], group["solve_s"], ok, timeout)
-            | {
-                "cpu_median_ms": 1000 * group.loc[ok, "solve_cpu_s"].median()
-                if "solve_cpu_s" in group
-                else None,
-                "nodes_median": group.loc[ok, "nodes"].median() if "nodes" in group else None,
-                "guesses_median": group.loc[ok, "guesses"].median() if "guesses" in group else None,
-                "fastest_alone": wins.get(backend, 0),
-            }
-        )
-        if "own_solve_s" in group:  # the solver's own clock, where it reports one
-            rows[-1]["own_ms"] = group.loc[ok, "own_solve_s"].median() * 1000
-    table = pd.DataFrame(rows)
+def summary(runs: Runs, group: Group) -> pd.DataFrame:
+    """The group's table (:func:`harness.tables.stats.ranking`): one row per backend, best
+    PAR-2 first, then the virtual best solver's row; ``solved`` as "answered/puzzles"."""
+    table = pd.DataFrame(stats.ranking(runs.con, PUZZLES, runs.timeout, group.where))
     if table.empty:
         return table
-    if "own_ms" in table and table["own_ms"].isna().all():
-        table = table.drop(columns="own_ms")
-    table = table.sort_values(["par2_ms", "median_ms"], kind="stable")
-    best = vbs(frame).reset_index(drop=True)
-    status = pd.Series(np.where(best.notna(), Status.SOLVED.value, ""), dtype=object)
-    virtual = _row(VBS, status, best, best.notna(), timeout)
-    return pd.concat([table, pd.DataFrame([virtual])], ignore_index=True)
+    solved = [f"{a:,}/{n:,}" for a, n in zip(table["answered"], table["puzzles"], strict=True)]
+    return table.drop(columns=["answered", "puzzles"]).assign(solved=solved)
 
 
-def _row(name: str, status: pd.Series, times: pd.Series, ok, timeout: float) -> dict[str, Any]:
-    ms = times[ok] * 1000
-    counts = status.value_counts()
-    return {
-        "backend": name,
-        "solved": f"{int(pd.Series(ok).sum()):,}/{len(status):,}",
-        "timeouts": int(counts.get(Status.TIMEOUT.value, 0)),
-        "errors": int(counts.get(Status.ERROR.value, 0) + counts.get(Status.MEMOUT.value, 0)),
-        "wrong": int(counts.get(Status.WRONG.value, 0)),
-        "median_ms": ms.median(),
-        "mean_ms": ms.mean(),
-        "max_ms": ms.max(),
-        "par2_ms": 1000
-        * par2(times.reset_index(drop=True), pd.Series(ok).reset_index(drop=True), timeout),
-    }
+def repeat_spread(runs: Runs, group: Group) -> pd.DataFrame:
+    """Per backend run with ``--repeat``, over the group's answered puzzles
+    (:func:`harness.tables.stats.repeat_spread`): the median of the repeats' interquartile
+    range relative to their median (%), and of their fastest repeat (ms). Empty without
+    repeats."""
+    table = stats.repeat_spread(runs.con, PUZZLES, group.where)
+    return pd.DataFrame(table, columns=["backend", "spread_pct", "min_ms"])
 
 
-def repeat_spread(raw: pd.DataFrame, frame: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per backend run with ``--repeat``: over its correct answers' puzzles (those of
-    ``frame``, given one), the median of the repeats' interquartile range relative to their
-    median (%), and the median of their fastest repeat (ms). Empty without repeats."""
-    empty = pd.DataFrame(columns=["backend", "spread_pct", "min_ms"])
-    if "repeat" not in raw or raw["repeat"].nunique() <= 1:
-        return empty
-    answered = raw[correct(raw) & raw["solve_s"].notna()]
-    if frame is not None:
-        answered = answered.merge(frame[PUZZLE].drop_duplicates(), on=PUZZLE)
-    keys = ["backend", *PUZZLE]
-    times = answered.groupby(keys, sort=False, observed=True)["solve_s"]
-    quartiles = times.quantile([0.25, 0.75]).unstack()
-    per = pd.DataFrame(
-        {
-            "spread": (quartiles[0.75] - quartiles[0.25]) / times.median(),
-            "fastest": times.min(),
-            "n": times.size(),
-        }
-    ).reset_index()
-    per = per[per["n"] > 1]
-    if per.empty:
-        return empty
-    spread = per.groupby("backend", sort=False, observed=True).agg(
-        spread_pct=("spread", "median"), min_ms=("fastest", "median")
-    )
-    spread = spread.assign(spread_pct=spread.spread_pct * 100, min_ms=spread.min_ms * 1000)
-    return spread.reset_index().astype({"backend": str})
-
-
-def ranking(frame: pd.DataFrame, timeout: float) -> list[str]:
-    """The backends, best PAR-2 first (ties: lower median)."""
-    return ranked(summary(frame, timeout))
+def ranking(runs: Runs, group: Group) -> list[str]:
+    """The group's backends, best PAR-2 first (ties: lower median)."""
+    return ranked(summary(runs, group))
 
 
 def ranked(table: pd.DataFrame) -> list[str]:
@@ -334,9 +297,9 @@ def ranked(table: pd.DataFrame) -> list[str]:
     return [b for b in table["backend"] if b != VBS] if not table.empty else []
 
 
-def default_pair(frame: pd.DataFrame, timeout: float) -> tuple[str, str] | None:
+def default_pair(runs: Runs, group: Group) -> tuple[str, str] | None:
     """The two backends with the best PAR-2 (None with fewer than two)."""
-    return pair_of(ranking(frame, timeout))
+    return pair_of(ranking(runs, group))
 
 
 def pair_of(names: Sequence[str]) -> tuple[str, str] | None:
@@ -357,17 +320,23 @@ def effort(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return {b: rows.reset_index(drop=True) for b, rows in out.items() if len(rows)}
 
 
-def old_new(baseline: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
-    """Per (backend, dataset, puzzle) both runs answered correctly: ``old`` and ``new``
-    solve times. Datasets match by file name as the gate matches them."""
-    from harness.gate import same_dataset_names
+def old_new(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Per (backend, dataset, puzzle) both runs the gate compared
+    (:func:`harness.gate.baseline.prepare`) answered correctly: ``line``, and the ``old``
+    and ``new`` solve times; backends and datasets as categories. Datasets match by file
+    name as the gate matches them."""
+    from harness.gate.baseline import NEW_PUZZLES, answered_pairs
 
-    old_rows, new_rows = same_dataset_names(baseline, new)
-    keys = [k for k in ("dataset", "line", "puzzle", "backend") if k in new_rows]
-    old_p, new_p = load.per_puzzle(old_rows), load.per_puzzle(new_rows)
-    old_p, new_p = old_p[correct(old_p)], new_p[correct(new_p)]
-    pairs = old_p[[*keys, "solve_s"]].merge(new_p[[*keys, "solve_s"]], on=keys)
-    return pairs.rename(columns={"solve_s_x": "old", "solve_s_y": "new"})
+    typed = []
+    for column in ("backend", "dataset"):
+        found = con.execute(f"SELECT DISTINCT {column} FROM {NEW_PUZZLES} ORDER BY 1").fetchall()
+        values = ", ".join(literal(v) for (v,) in found)
+        typed.append(f"CAST({column} AS ENUM({values}))" if found else column)
+    backend, dataset = typed
+    return con.execute(
+        f"SELECT {backend} AS backend, {dataset} AS dataset, line, old, new "
+        f"FROM ({answered_pairs()})"
+    ).df()
 
 
 def puzzle_pairs(pairs: pd.DataFrame, limit: int = 40) -> pd.DataFrame:

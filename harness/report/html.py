@@ -11,7 +11,7 @@ import pandas as pd
 
 from harness.report import data, plots, thin
 from harness.tables import humanize
-from harness.tables.frames import cell
+from harness.tables.render import cell
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:1260px;padding:0 1em;
@@ -156,23 +156,24 @@ def _dl(items: list[tuple[str, str]]) -> str:
 
 def group_section(
     index: int,
-    title: str,
-    frame: pd.DataFrame,
-    timeout: float,
+    group: data.Group,
+    runs: data.Runs,
     pair: tuple[str, str] | None,
     palette: dict,
-    spread: pd.DataFrame | None = None,
     time: str = "solve",
 ) -> str:
-    """One dataset (and grid size): its table (with ``spread``, :func:`data.repeat_spread`,
-    the repeats' spread), then its cactus (its time axis ``time``, a key of
+    """One dataset (and grid size) of ``runs``: its table (with the repeats' spread, where
+    the runs repeated), then its cactus (its time axis ``time``, a key of
     :data:`harness.report.data.TIMES`), scatter and effort plots, and what was thinned to
     draw them."""
     anchor = f"dataset-{index}"
-    summary = data.summary(frame, timeout)
-    if spread is not None and not spread.empty and not summary.empty:
+    title, timeout = group.title, runs.timeout
+    summary = data.summary(runs, group)
+    spread = data.repeat_spread(runs, group)
+    if not spread.empty and not summary.empty:
         summary = summary.merge(spread, on="backend", how="left")
-    puzzles = data.puzzle_count(frame)
+    puzzles = data.puzzle_count(runs, group)
+    frame = data.puzzles(runs, group)
     parts = [
         f'<section id="{anchor}" class="dataset"><h2>{escape(title)}</h2>',
         f'<h3>Summary</h3><p class="note">{humanize.count(puzzles)} puzzles.</p>',
@@ -187,7 +188,10 @@ def group_section(
     ]
     order = data.ranked(summary)
     pair = pair or data.pair_of(order)
-    figures, notes, curves = _plots(index, title, frame, timeout, pair, palette, order, time)
+    effort = data.effort(frame)
+    figures, notes, curves = _plots(
+        index, title, frame, timeout, pair, palette, order, time, effort
+    )
     if notes:
         items = "".join(f"<li>{escape(n)}</li>" for n in notes)
         parts.append('<p class="note">What the plots thin to stay readable:</p>')
@@ -199,7 +203,6 @@ def group_section(
             f'<p class="note">Not in the cactus plot (no time by {escape(data.CLOCKS[time])}): '
             f"{escape(', '.join(unclocked))}.</p>"
         )
-    effort = data.effort(frame)
     uncounted = [b for b in order if b not in effort]
     if uncounted:
         parts.append(
@@ -210,10 +213,10 @@ def group_section(
     return "".join(parts)
 
 
-def _plots(index, title, frame, timeout, pair, palette, order, time="solve"):
+def _plots(index, title, frame, timeout, pair, palette, order, time, effort):
     """The group's figures (inline SVG), a sentence for each plot that was thinned, and the
     cactus curves (their time ``time``, a key of :data:`harness.report.data.TIMES`);
-    backends in ``order`` first."""
+    backends in ``order`` first; ``effort`` is :func:`harness.report.data.effort`'s."""
     figures, notes = [], []
     curves = data.cactus(frame, order, data.TIMES[time])
     cactus = plots.cactus(curves, timeout, f"{title}: cactus", palette, data.CLOCKS[time])
@@ -221,14 +224,13 @@ def _plots(index, title, frame, timeout, pair, palette, order, time="solve"):
     longest = max((len(t) for t in curves.values()), default=0)
     if longest > thin.CURVE_POINTS:
         notes.append(thin.curve_note("cactus", thin.CURVE_POINTS, longest))
-    if pair is not None and all(p in set(frame["backend"]) for p in pair):
+    if pair is not None and set(pair) <= set(frame["backend"].unique()):
         points = data.scatter(frame, *pair, timeout)
         figure = plots.scatter(points, *pair, timeout, f"{title}: {pair[0]} vs {pair[1]}")
         figures.append(f'<figure class="scatter">{plots.svg(figure, f"s{index}")}</figure>')
         if thin.dense(len(points)):
             what = f"scatter {pair[0]} vs {pair[1]}"
             notes.append(thin.density_note(what, len(points), int(points["wrong"].sum())))
-    effort = data.effort(frame)
     effort = {b: effort[b] for b in [*order, *effort] if b in effort}
     total = sum(len(rows) for rows in effort.values())
     if effort and thin.dense(total):

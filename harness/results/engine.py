@@ -34,6 +34,7 @@ end, has the answers it counts as right checked again by the harness's one check
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
 import re
@@ -492,14 +493,20 @@ def _refuse_rejects(con: duckdb.DuckDBPyConnection, index: int, path: Path, foun
     # end of a short row (its newline included); the row begins at line_byte_position
     rejects = con.execute(
         "SELECT greatest(byte_position - 1, line_byte_position), column_name, error_type, "
-        f"error_message FROM rejects_{index} ORDER BY line, "
+        f"error_message, csv_line FROM rejects_{index} ORDER BY line, "
         "error_type NOT IN ('MISSING COLUMNS', 'TOO MANY COLUMNS'), byte_position, column_idx"
     ).fetchall()
     whole = [r for r in rejects if r[0] is None or r[0] < found.end]
     torn = [r for r in rejects if r[0] is not None and r[0] >= found.end]
     if whole:
-        position, column, kind, message = whole[0]
+        position, column, kind, message, text = whole[0]
         line = _row_start(path, _line_at(path, position))
+        fields = len(next(csv.reader(io.StringIO(text or "")), []))
+        counted = kind == "CAST" or kind.endswith("COLUMNS")  # a whole line, read to a cell
+        if counted and text is not None and fields != len(found.header):  # DuckDB may not say
+            raise ResultsError(
+                f"{path}:{line}: {fields} field(s), the header has {len(found.header)}"
+            )
         raise ResultsError(f"{path}:{line}: {_reject_reason(column, kind, message)}")
     if torn:  # the torn line was refused, so it is not the table's last row
         found.end = found.size

@@ -133,7 +133,7 @@ def per_puzzle(
             f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {listed}, {spread} FROM {source}"
         )
         return name
-    order = "repeat" if "repeat" in present else "0"
+    order = "(repeat, _at)" if "repeat" in present else "_at"  # ties: the first row
     medians = [f"median({q(c)}) AS {q(c)}" for c in values]
     first = [
         f"arg_min({q(c)}, {order}) FILTER (WHERE {q(c)} IS NOT NULL) AS {q(c)}" for c in firsts
@@ -369,16 +369,19 @@ def ranking(
             WHERE status <> {literal(Status.UNAVAILABLE.value)} GROUP BY backend
         ),
         best AS (
-            SELECT *, min(solve_s) FILTER (WHERE ok) OVER (PARTITION BY {ident}) AS best FROM p
-        ),
-        ties AS (
-            SELECT *, count(*) FILTER (WHERE ok AND solve_s = best)
-                      OVER (PARTITION BY {ident}) AS ties
-            FROM best
+            SELECT min(solve_s, 2) FILTER (WHERE ok) AS two,
+                   arg_min(backend, solve_s) FILTER (WHERE ok) AS winner
+            FROM p GROUP BY {ident}
         ),
         alone AS (
-            SELECT backend, count(*) AS won FROM ties WHERE ok AND solve_s = best AND ties = 1
-            GROUP BY backend
+            SELECT winner AS backend, count(*) AS won FROM best
+            WHERE len(two) = 1 OR two[2] > two[1] GROUP BY winner
+        ),
+        virtual AS (
+            SELECT count(two[1]) AS _answered, count(*) AS _puzzles,
+                   median(two[1]) * 1000 AS _median, avg(two[1]) * 1000 AS _mean,
+                   max(two[1]) * 1000 AS _max, avg(coalesce(two[1], 2 * $timeout)) * 1000 AS _par2
+            FROM best
         ),
         per AS (
             SELECT backend,
@@ -389,40 +392,32 @@ def ranking(
                    median(solve_s) FILTER (WHERE ok) * 1000 AS median_ms,
                    avg(solve_s) FILTER (WHERE ok) * 1000 AS mean_ms,
                    max(solve_s) FILTER (WHERE ok) * 1000 AS max_ms,
-                   avg(CASE WHEN ok THEN solve_s ELSE 2 * ? END) * 1000 AS par2_ms,
+                   avg(CASE WHEN ok THEN solve_s ELSE 2 * $timeout END) * 1000 AS par2_ms,
                    {cpu} AS cpu_median_ms, {nodes} AS nodes_median,
                    {guesses} AS guesses_median, {own} AS own_ms
             FROM p GROUP BY backend
         )
-        SELECT per.*, coalesce(alone.won, 0) AS fastest_alone
-        FROM per JOIN ran USING (backend) LEFT JOIN alone USING (backend)
+        SELECT per.*, coalesce(alone.won, 0) AS fastest_alone, virtual.*
+        FROM per JOIN ran USING (backend) LEFT JOIN alone USING (backend) CROSS JOIN virtual
         ORDER BY par2_ms, median_ms NULLS LAST, ran.first
     """
-    table = rows(con.execute(query, [timeout]))
+    table = rows(con.execute(query, {"timeout": timeout}))
     if not table:
         return table
-    virtual = con.execute(
-        f"""SELECT count(best) AS answered, count(*) AS puzzles,
-                   median(best) * 1000, avg(best) * 1000, max(best) * 1000,
-                   avg(coalesce(best, 2 * ?)) * 1000
-            FROM (SELECT {ident}, min(solve_s) FILTER (WHERE ok) AS best
-                  FROM (SELECT *, {ANSWERED_SQL} AND solve_s IS NOT NULL AS ok
-                        FROM {puzzles} WHERE {where}) GROUP BY {ident})""",
-        [timeout],
-    ).fetchone()
-    answered, total, median, mean, most, par2 = virtual
+    virtual = {name: table[0][name] for name in table[0] if name.startswith("_")}
+    table = [{k: v for k, v in r.items() if not k.startswith("_")} for r in table]
     table.append(
         {
             "backend": VBS,
-            "answered": answered,
-            "puzzles": total,
+            "answered": virtual["_answered"],
+            "puzzles": virtual["_puzzles"],
             "timeouts": 0,
             "errors": 0,
             "wrong": 0,
-            "median_ms": median,
-            "mean_ms": mean,
-            "max_ms": most,
-            "par2_ms": par2,
+            "median_ms": virtual["_median"],
+            "mean_ms": virtual["_mean"],
+            "max_ms": virtual["_max"],
+            "par2_ms": virtual["_par2"],
         }
     )
     if all(missing(r.get("own_ms")) for r in table):
