@@ -210,6 +210,8 @@ def _metadata(puzzles: Puzzles, config: RunConfig) -> dict[str, Any]:
     }
     if config.against is not None:  # harness.run.against: the revision each SPEC@REV ran at
         meta["against"] = config.against
+    if config.history is not None:  # harness.history.measure: the commit of each SPEC@<sha>
+        meta["history"] = config.history
     if config.resume and meta_path.exists():  # keep the earlier sessions' provenance
         meta["previous_session"] = provenance.read_meta(config.out) or "unreadable"
     return meta
