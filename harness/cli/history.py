@@ -353,3 +353,39 @@ def find(
     else:
         click.echo(f"no step between {first[:10]} and {last[:10]}")
     sys.exit(0 if commit is not None else 1)
+
+
+@history.command("report")
+@paths_argument
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("trends.html"),
+    show_default=True,
+    help="The HTML file to write.",
+)
+@click.option(
+    "-b", "--backend", "backends", multiple=True, help="Only these backends (repeatable)."
+)
+@step_options
+def report(
+    paths: tuple[Path, ...], out: Path, backends: tuple[str, ...], time_ratio: float, alpha: float
+) -> None:
+    """Write the trends of the runs in PATHS [default: results/] as one self-contained HTML
+    page: a table of every step, newest first, and a trend plot per machine class, backend
+    and dataset (median and interquartile range by commit, node counts below, steps
+    marked). It works offline: inline SVG and no network reference.
+    """
+    from harness.cli.common import write_file
+    from harness.cli.report import _need_matplotlib
+    from harness.history import page, trends
+
+    _need_matplotlib()
+    try:
+        found = trends.read(_paths(paths), time_ratio, alpha, backends)
+    except SudokuError as exc:
+        raise UserError(str(exc)) from None
+    text = page.build(found, time_ratio, alpha)
+    write_file(out, lambda p: p.write_text(text, encoding="utf-8"))
+    click.echo(f"trends: {out}")

@@ -30,25 +30,24 @@ from __future__ import annotations
 
 import math
 import statistics
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from backends.base import COUNTERS
-from harness.gate import clocks
+from harness.gate import clocks, p_value
 from harness.gate.paired import PAIRED_TIME_RATIO, ratio_statistics
-from harness.history import git, runs
+from harness.history import cache, git, runs
 from harness.history.git import Commit, HistoryError
 from harness.history.runs import History
 from harness.results import engine
-from harness.results.engine import Results
 from harness.results.schema import ResultsError
-from harness.tables.stats import literal, per_puzzle, q
+from harness.tables.stats import literal, q
 
-#: The columns read of each results CSV (native statistics come too).
-COLUMNS = ("dataset", "line", "puzzle", "backend", "repeat", "status")
-COLUMNS += ("solve_s", "solve_cpu_s", "own_solve_s", *COUNTERS)
+if TYPE_CHECKING:
+    import duckdb
+
 #: The p-value below which a time step is significant.
 ALPHA = 0.01
 
@@ -123,11 +122,6 @@ def _whole(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
-def p_value(p: float) -> str:
-    """``p=0.012``, or ``p<0.001`` below that."""
-    return "p<0.001" if p < 0.001 else f"p={p:.2g}"
-
-
 def _round(value: float | None) -> float | None:
     if value is None or not math.isfinite(value):
         return None
@@ -145,57 +139,84 @@ class Trends:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass
+class Ids:
+    """Small whole numbers for the names the big tables would repeat on every row: machine
+    classes, backends (specs), commits and runs."""
+
+    machines: list[str]
+    specs: list[str]
+    commits: list[str]
+
+    def of(self, names: list[str], name: str) -> int:
+        if name not in names:
+            names.append(name)
+        return names.index(name)
+
+
 def compute(
     history: History,
-    results: Results,
+    con: duckdb.DuckDBPyConnection,
+    sources: Sequence[Path],
     time_ratio: float = PAIRED_TIME_RATIO,
     alpha: float = ALPHA,
     backends: Sequence[str] = (),
 ) -> Trends:
-    """The trends of ``history``'s runs, whose rows ``results`` holds (read in the order of
-    ``history.runs``); ``backends``: only these specs (default: every one)."""
-    con = results.con
+    """The trends of ``history``'s runs, each run's puzzles in the Parquet file of
+    ``sources`` at its index (:func:`harness.history.cache.reduced`); ``backends``: only
+    these specs (default: every one)."""
     notes: list[str] = []
-    _tables(con, history, results, backends, notes)
-    judged = _clocks(con)
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE clocks (machine VARCHAR, spec VARCHAR, clock VARCHAR)"
-    )
-    if judged:
-        con.executemany("INSERT INTO clocks VALUES (?, ?, ?)", [(*k, v) for k, v in judged.items()])
-    counters = _counters(results)
+    ids = Ids(sorted(history.order), [], [])
+    _tables(con, history, ids, sources, backends, notes)
+    judged = _clocks(con, ids)
+    counters = _counters(con)
     _measure(con, counters)
-    rows = _rows(con, history)
+    rows = _rows(con, history, ids)
     _pairs(con, counters)
-    steps = _time_steps(con, history, time_ratio, alpha) + _counter_steps(con, history, counters)
+    steps = _time_steps(con, history, ids, time_ratio, alpha)
+    steps += _counter_steps(con, history, ids, counters)
     order = {(m, k): i for m, keys in history.order.items() for i, k in enumerate(keys)}
     steps.sort(key=lambda s: (s.machine, s.backend, s.dataset, order[(s.machine, s.commit.sha)]))
     marks: dict[tuple[str, str, str, str], list[Step]] = {}
     for step in steps:
-        marks.setdefault((step.machine, step.backend, step.dataset, step.commit.sha), []).append(
-            step
-        )
+        key = (step.machine, step.backend, step.dataset, step.commit.sha)
+        marks.setdefault(key, []).append(step)
     for row in rows:
         found = marks.get((row["machine"], row["backend"], row["dataset"], row["sha"]), [])
         row["step"] = "; ".join(s.said() for s in found)
     return Trends(rows, steps, judged, notes)
 
 
-def _tables(con, history: History, results: Results, backends, notes: list[str]) -> None:
-    """The tables that tie rows to commits: ``points`` (run, backend -> spec, commit),
-    ``run_info`` (run -> machine class, calibration factor) and ``commit_order``."""
+def _insert(con, table: str, columns: str, values: list[tuple]) -> None:
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {table} ({columns})")
+    if values:
+        marks = ", ".join("?" * len(values[0]))
+        con.executemany(f"INSERT INTO {table} VALUES ({marks})", values)
+
+
+def _tables(con, history: History, ids: Ids, sources, backends, notes: list[str]) -> None:
+    """The tables that tie puzzles to commits: ``points`` (run, backend -> spec, commit),
+    ``run_info`` (run -> machine class, calibration factor), ``commit_order`` and ``puzzles``
+    (every run's puzzles)."""
+    index = {run.name: i for i, run in enumerate(history.runs)}
     points = [
-        (run.name, backend, point.spec, point.key, point.deterministic)
+        (
+            index[run.name],
+            backend,
+            ids.of(ids.specs, p.spec),
+            ids.of(ids.commits, p.key),
+            p.deterministic,
+        )
         for run in history.runs
-        for backend, point in run.points.items()
-        if not backends or point.spec in backends
+        for backend, p in run.points.items()
+        if not backends or p.spec in backends
     ]
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE points (run VARCHAR, backend VARCHAR, spec VARCHAR, "
-        "commit VARCHAR, deterministic BOOLEAN)"
+    _insert(
+        con,
+        "points",
+        "run INTEGER, backend VARCHAR, spec INTEGER, commit INTEGER, deterministic BOOLEAN",
+        points,
     )
-    if points:
-        con.executemany("INSERT INTO points VALUES (?, ?, ?, ?, ?)", points)
     info = []
     for machine in history.order:
         members = [r for r in history.runs if r.machine == machine]
@@ -206,95 +227,130 @@ def _tables(con, history: History, results: Results, backends, notes: list[str])
             factor = 1.0
             if differ and run.calibration and reference:
                 factor = reference / run.calibration
-            info.append((run.name, machine, factor))
+            info.append((index[run.name], ids.machines.index(machine), factor))
         if differ and len(calibrations) < len(members):
             notes.append(f"{machine}: some runs recorded no calibration; their times as measured")
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE run_info (run VARCHAR, machine VARCHAR, factor DOUBLE)"
+    _insert(con, "run_info", "run INTEGER, machine INTEGER, factor DOUBLE", info)
+    ordered = [
+        (ids.machines.index(m), ids.of(ids.commits, k), i)
+        for m, keys in history.order.items()
+        for i, k in enumerate(keys)
+    ]
+    _insert(con, "commit_order", "machine INTEGER, commit INTEGER, position INTEGER", ordered)
+    every = " UNION ALL BY NAME ".join(
+        f"SELECT {i} AS run, * FROM read_parquet({literal(str(path))})"
+        for i, path in enumerate(sources)
     )
-    if info:
-        con.executemany("INSERT INTO run_info VALUES (?, ?, ?)", info)
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE commit_order (machine VARCHAR, commit VARCHAR, "
-        "position INTEGER)"
-    )
-    ordered = [(m, k, i) for m, keys in history.order.items() for i, k in enumerate(keys)]
-    if ordered:
-        con.executemany("INSERT INTO commit_order VALUES (?, ?, ?)", ordered)
-    per_puzzle(con, "rows", name="history_puzzles")
-    counters = ", ".join(f"pp.{q(c)}" for c in _counters(results))
-    con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE measured AS
-        SELECT i.machine, p.spec, p.commit, pp.run,
-               regexp_replace(pp.dataset, '^.*/', '') AS dataset, pp.line, pp.puzzle,
-               pp.status IN ('SOLVED', 'UNSAT') AS answered, p.deterministic, i.factor,
-               pp.solve_s, pp.solve_cpu_s, pp.own_solve_s{", " + counters if counters else ""}
-        FROM history_puzzles pp JOIN points p USING (run, backend) JOIN run_info i USING (run)
-        WHERE pp.status <> 'UNAVAILABLE'"""
+        f"""CREATE OR REPLACE TEMP VIEW puzzles AS
+        SELECT i.machine, p.spec, p.commit, r.*, p.deterministic, i.factor,
+               r.status IN ('SOLVED', 'UNSAT') AS answered
+        FROM ({every}) r JOIN points p USING (run, backend) JOIN run_info i USING (run)
+        WHERE r.status <> 'UNAVAILABLE'"""
     )
 
 
-def _counters(results: Results) -> list[str]:
-    """The counters compared exactly: the contract's, then native counts (not times)."""
-    return [*COUNTERS, *(c for c in results.numeric_natives if not clocks.is_time(c))]
+def _counters(con) -> list[str]:
+    """The counters of the puzzles: the contract's, then native counts (the cache keeps
+    only counts, not times)."""
+    kept = {"run", "machine", "spec", "commit", "backend", "dataset", "line", "puzzle"}
+    kept |= {"status", "deterministic", "factor", "answered", *clocks.NAMES}
+    names = [d[0] for d in con.execute("SELECT * FROM puzzles LIMIT 0").description]
+    return [c for c in names if c not in kept]
 
 
-def _clocks(con) -> dict[tuple[str, str], str]:
-    """The clock that judges each backend, per machine class."""
+def _clocks(con, ids: Ids) -> dict[tuple[str, str], str]:
+    """The clock that judges each backend, per machine class (table ``clocks`` too)."""
     found = con.execute(
         """SELECT machine, spec,
                   median(solve_cpu_s / solve_s) FILTER (WHERE answered AND solve_s > 0
                                                           AND solve_cpu_s IS NOT NULL),
                   count(own_solve_s) FILTER (WHERE answered) > 0
-           FROM measured GROUP BY machine, spec ORDER BY machine, spec"""
+           FROM puzzles GROUP BY machine, spec ORDER BY machine, spec"""
     ).fetchall()
-    return {
-        (machine, spec): clocks.judging_clock(spec, ratio, bool(own))
+    judged = {
+        (machine, spec): clocks.judging_clock(ids.specs[spec], ratio, bool(own))
         for machine, spec, ratio, own in found
     }
+    values = [(m, s, clock) for (m, s), clock in judged.items()]
+    _insert(con, "clocks", "machine INTEGER, spec INTEGER, clock VARCHAR", values)
+    return {(ids.machines[m], ids.specs[s]): clock for (m, s), clock in judged.items()}
 
 
 def _measure(con, counters: Sequence[str]) -> None:
-    """``timed``: each run's puzzles with their judging time ``t`` (calibrated); and
-    ``commit_puzzles``: the same per commit, runs pooled by median."""
-    cases = " ".join(f"WHEN {literal(c)} THEN m.{q(c)}" for c in clocks.NAMES)
+    """``timed``: each run's puzzles with their judging time ``t`` (calibrated);
+    ``commit_runs``: the runs that measured each commit; ``commit_puzzles``: each commit's
+    puzzles, the runs of a commit measured in several pooled by median."""
+    cases = " ".join(f"WHEN {literal(c)} THEN p.{q(c)}" for c in clocks.NAMES)
+    listed = ", ".join(f"p.{q(c)}" for c in counters)
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE timed AS
-        SELECT m.*, (CASE k.clock {cases} END) * m.factor AS t
-        FROM measured m JOIN clocks k USING (machine, spec)"""
+        SELECT p.machine, p.spec, p.dataset, p.commit, p.run, p.line, p.puzzle, p.answered,
+               p.deterministic, (CASE k.clock {cases} END) * p.factor AS t, {listed}
+        FROM puzzles p JOIN clocks k USING (machine, spec)"""
     )
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE commit_runs AS
+        SELECT machine, spec, dataset, commit, list(DISTINCT run ORDER BY run) AS runs
+        FROM timed GROUP BY machine, spec, dataset, commit"""
+    )
+    keys = ("machine", "spec", "dataset", "commit")
+    on = " AND ".join(f"t.{k} = r.{k}" for k in keys)
+    plain = ", ".join(f"t.{q(c)}" for c in ("line", "puzzle", "answered", "deterministic", "t"))
     pooled = ", ".join(f"median({q(c)}) FILTER (WHERE answered) AS {q(c)}" for c in counters)
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE commit_puzzles AS
-        SELECT machine, spec, dataset, commit, line, puzzle,
+        SELECT {", ".join(f"t.{k}" for k in keys)}, {plain},
+               {", ".join(f"t.{q(c)}" for c in counters)}
+        FROM timed t JOIN commit_runs r ON {on} WHERE len(r.runs) = 1
+        UNION ALL BY NAME
+        SELECT {", ".join(f"t.{k}" for k in keys)}, line, puzzle,
                bool_or(answered) AS answered, bool_and(deterministic) AS deterministic,
-               median(t) FILTER (WHERE answered) AS t, {pooled},
-               list(DISTINCT run ORDER BY run) AS runs
-        FROM timed GROUP BY machine, spec, dataset, commit, line, puzzle"""
+               median(t) FILTER (WHERE answered) AS t, {pooled}
+        FROM timed t JOIN commit_runs r ON {on} WHERE len(r.runs) > 1
+        GROUP BY ALL"""
     )
 
 
-def _rows(con, history: History) -> list[dict[str, Any]]:
+def _rows(con, history: History, ids: Ids) -> list[dict[str, Any]]:
     """One row per machine class, backend, dataset and commit (see the module)."""
     found = con.execute(
-        """SELECT c.machine, c.spec, c.dataset, c.commit, o.position, k.clock,
+        """SELECT c.machine, c.spec, c.dataset, c.commit, k.clock,
                   median(t) FILTER (WHERE answered) * 1000 AS median_ms,
                   quantile_cont(t, 0.25) FILTER (WHERE answered) * 1000 AS q1_ms,
                   quantile_cont(t, 0.75) FILTER (WHERE answered) * 1000 AS q3_ms,
                   sum(nodes) FILTER (WHERE answered) AS nodes,
                   count(*) FILTER (WHERE answered) AS solved, count(*) AS puzzles,
-                  list_sort(list_distinct(flatten(list(runs)))) AS runs
+                  any_value(r.runs) AS runs, any_value(o.position) AS position
            FROM commit_puzzles c JOIN commit_order o USING (machine, commit)
            JOIN clocks k USING (machine, spec)
-           GROUP BY ALL ORDER BY c.machine, c.spec, c.dataset, o.position"""
+           JOIN commit_runs r USING (machine, spec, dataset, commit)
+           GROUP BY c.machine, c.spec, c.dataset, c.commit, k.clock
+           ORDER BY c.machine, c.spec, c.dataset, position"""
     ).fetchall()
     rows = []
-    for machine, spec, dataset, key, _, clock, median, q1, q3, nodes, solved, total, held in found:
+    names = [run.name for run in history.runs]
+    for (
+        machine,
+        spec,
+        dataset,
+        commit_id,
+        clock,
+        median,
+        q1,
+        q3,
+        nodes,
+        solved,
+        total,
+        held,
+        _,
+    ) in found:
+        key = ids.commits[commit_id]
         commit = history.label(key)
         rows.append(
             {
-                "machine": machine,
-                "backend": spec,
+                "machine": ids.machines[machine],
+                "backend": ids.specs[spec],
                 "dataset": dataset,
                 "commit": commit.short if not key.startswith("run:") else key,
                 "sha": key,
@@ -307,7 +363,7 @@ def _rows(con, history: History) -> list[dict[str, Any]]:
                 "solved": solved,
                 "puzzles": total,
                 "clock": clock,
-                "runs": ", ".join(held),
+                "runs": ", ".join(names[r] for r in held),
             }
         )
     return rows
@@ -316,14 +372,10 @@ def _rows(con, history: History) -> list[dict[str, Any]]:
 #: Each commit and the one before it that measured the same backend on the same dataset.
 NEIGHBOURS = """
 CREATE OR REPLACE TEMP TABLE neighbours AS
-WITH per AS (
-    SELECT c.machine, c.spec, c.dataset, c.commit, o.position,
-           list_sort(list_distinct(flatten(list(c.runs)))) AS runs
-    FROM commit_puzzles c JOIN commit_order o USING (machine, commit)
-    GROUP BY ALL
-), paired AS (
-    SELECT *, lag(commit) OVER w AS previous, lag(runs) OVER w AS previous_runs
-    FROM per WINDOW w AS (PARTITION BY machine, spec, dataset ORDER BY position)
+WITH paired AS (
+    SELECT r.*, lag(r.commit) OVER w AS previous, lag(r.runs) OVER w AS previous_runs
+    FROM commit_runs r JOIN commit_order o USING (machine, commit)
+    WINDOW w AS (PARTITION BY r.machine, r.spec, r.dataset ORDER BY o.position)
 )
 SELECT row_number() OVER () AS id, machine, spec, dataset, commit, previous,
        len(list_intersect(runs, previous_runs)) > 0 AS shared,
@@ -333,30 +385,39 @@ FROM paired WHERE previous IS NOT NULL
 
 
 def _pairs(con, counters: Sequence[str]) -> None:
-    """``pair_puzzles``: for each pair of neighbours, each puzzle both measured, old and new
-    (from the runs they shared, else from each commit's pooled rows)."""
+    """``pair_puzzles``: for each pair of neighbours, each puzzle both measured, old and new:
+    from the run they shared (pooled by median over several), else from each commit's
+    pooled rows."""
     con.execute(NEIGHBOURS)
-    olds = ", ".join(f"median(o.{q(c)}) AS {q('old_' + c)}" for c in counters)
-    news = ", ".join(f"median(w.{q(c)}) AS {q('new_' + c)}" for c in counters)
     both = "o.machine = n.machine AND o.spec = n.spec AND o.dataset = n.dataset"
     same = "w.machine = n.machine AND w.spec = n.spec AND w.dataset = n.dataset"
     same += " AND w.line = o.line AND w.puzzle = o.puzzle"
+    olds = ", ".join(f"o.{q(c)} AS {q('old_' + c)}" for c in counters)
+    news = ", ".join(f"w.{q(c)} AS {q('new_' + c)}" for c in counters)
+    old_medians = ", ".join(f"median(o.{q(c)}) AS {q('old_' + c)}" for c in counters)
+    new_medians = ", ".join(f"median(w.{q(c)}) AS {q('new_' + c)}" for c in counters)
+    flags = "o.answered AND w.answered AS answered, "
+    flags += "o.deterministic AND w.deterministic AS deterministic"
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE pair_puzzles AS
+        SELECT n.id, o.line, o.puzzle, o.t AS old_t, w.t AS new_t, {flags}, {olds}, {news}
+        FROM neighbours n
+        JOIN timed o ON {both} AND o.commit = n.previous AND o.run = n.shared_runs[1]
+        JOIN timed w ON {same} AND w.commit = n.commit AND w.run = o.run
+        WHERE len(n.shared_runs) = 1
+        UNION ALL BY NAME
         SELECT n.id, o.line, o.puzzle,
                median(o.t) FILTER (WHERE o.answered) AS old_t,
                median(w.t) FILTER (WHERE w.answered) AS new_t,
                bool_and(o.answered AND w.answered) AS answered,
-               bool_and(o.deterministic AND w.deterministic) AS deterministic, {olds}, {news}
+               bool_and(o.deterministic AND w.deterministic) AS deterministic,
+               {old_medians}, {new_medians}
         FROM neighbours n
         JOIN timed o ON {both} AND o.commit = n.previous AND list_contains(n.shared_runs, o.run)
         JOIN timed w ON {same} AND w.commit = n.commit AND w.run = o.run
-        WHERE n.shared GROUP BY n.id, o.line, o.puzzle
-        UNION ALL
-        SELECT n.id, o.line, o.puzzle, o.t, w.t, o.answered AND w.answered,
-               o.deterministic AND w.deterministic,
-               {", ".join(f"o.{q(c)}" for c in counters)},
-               {", ".join(f"w.{q(c)}" for c in counters)}
+        WHERE len(n.shared_runs) > 1 GROUP BY n.id, o.line, o.puzzle
+        UNION ALL BY NAME
+        SELECT n.id, o.line, o.puzzle, o.t AS old_t, w.t AS new_t, {flags}, {olds}, {news}
         FROM neighbours n
         JOIN commit_puzzles o ON {both} AND o.commit = n.previous
         JOIN commit_puzzles w ON {same} AND w.commit = n.commit
@@ -364,19 +425,19 @@ def _pairs(con, counters: Sequence[str]) -> None:
     )
 
 
-def _neighbour(history: History, row: tuple) -> dict[str, Any]:
-    machine, spec, dataset, key, previous, shared = row
+def _neighbour(history: History, ids: Ids, row: tuple) -> dict[str, Any]:
+    machine, spec, dataset, commit, previous, shared = row
     return {
-        "machine": machine,
-        "backend": spec,
+        "machine": ids.machines[machine],
+        "backend": ids.specs[spec],
         "dataset": dataset,
-        "commit": history.label(key),
-        "previous": history.label(previous),
+        "commit": history.label(ids.commits[commit]),
+        "previous": history.label(ids.commits[previous]),
         "apart": not shared,
     }
 
 
-def _time_steps(con, history: History, time_ratio: float, alpha: float) -> list[Step]:
+def _time_steps(con, history: History, ids: Ids, time_ratio: float, alpha: float) -> list[Step]:
     """Time steps (see the module): the median ratio in SQL first, the paired statistics
     only where it is beyond the threshold."""
     found = con.execute(
@@ -398,21 +459,14 @@ def _time_steps(con, history: History, time_ratio: float, alpha: float) -> list[
             p = faster
         else:
             continue
+        neighbour = _neighbour(history, ids, tuple(key))
         steps.append(
-            Step(
-                **_neighbour(history, tuple(key)),
-                kind="time",
-                ratio=median,
-                pairs=len(old),
-                low=low,
-                high=high,
-                p=p,
-            )
+            Step(**neighbour, kind="time", ratio=median, pairs=len(old), low=low, high=high, p=p)
         )
     return steps
 
 
-def _counter_steps(con, history: History, counters: Sequence[str]) -> list[Step]:
+def _counter_steps(con, history: History, ids: Ids, counters: Sequence[str]) -> list[Step]:
     """Counter steps of deterministic backends: any puzzle's count differs."""
     steps = []
     for counter in counters:
@@ -429,7 +483,7 @@ def _counter_steps(con, history: History, counters: Sequence[str]) -> list[Step]
         for *key, pairs, old_total, new_total in found:
             ratio = new_total / old_total if old_total else None
             totals = (float(old_total), float(new_total))
-            neighbour = _neighbour(history, tuple(key))
+            neighbour = _neighbour(history, ids, tuple(key))
             steps.append(Step(**neighbour, kind=counter, ratio=ratio, pairs=pairs, totals=totals))
     return steps
 
@@ -446,19 +500,25 @@ def read(
     if not found:
         where = ", ".join(map(str, paths))
         raise HistoryError(f"no run in {where}: no results CSV with its .meta.json")
-    try:
-        results = engine.read([r.path for r in found], COLUMNS)
-    except ResultsError as exc:
-        raise HistoryError(str(exc)) from None
-    with results:
-        held = results.con.execute("SELECT DISTINCT run, backend FROM rows").fetchall()
-        for run in found:
-            notes += runs.tie(run, sorted(b for r, b in held if r == run.name))
+    with tempfile.TemporaryDirectory(prefix="harness-history-") as scratch:
         try:
-            repo = git.repository()
-        except HistoryError:
-            repo = None
-        history = runs.order(found, repo)
-        trends = compute(history, results, time_ratio, alpha, backends)
+            sources = [cache.reduced(run.path, Path(scratch)) for run in found]
+        except ResultsError as exc:
+            raise HistoryError(str(exc)) from None
+        con = engine.connect()
+        try:
+            for run, source in zip(found, sources, strict=True):
+                held = con.execute(
+                    f"SELECT DISTINCT backend FROM read_parquet({literal(str(source))})"
+                ).fetchall()
+                notes += runs.tie(run, sorted(b for (b,) in held))
+            try:
+                repo = git.repository()
+            except HistoryError:
+                repo = None
+            history = runs.order(found, repo)
+            trends = compute(history, con, sources, time_ratio, alpha, backends)
+        finally:
+            con.close()
     trends.notes[:0] = notes
     return trends
