@@ -4,6 +4,7 @@ commits (as ``history run`` records them) or of one, with times and counters cho
 from __future__ import annotations
 
 import csv
+import datetime
 import json
 import random
 from collections.abc import Callable, Sequence
@@ -20,7 +21,7 @@ PUZZLES = 40
 
 def sha(n: int) -> str:
     """A made-up full sha for commit ``n``."""
-    return f"{n:x}".rjust(8, "c") + "ab" * 16
+    return f"{n:08x}" + "ab" * 16
 
 
 def base_times(count: int = PUZZLES, seed: int = 7) -> list[float]:
@@ -108,8 +109,12 @@ def history_run(
             backend = f"{spec}@{sha(k)[:12]}"
             named[backend] = {"spec": spec, "sha": sha(k)}
             rows += rows_for(backend, times, nodes, seed=seed * 1000 + k * 10 + len(named))
+    start = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
     commits_meta = {
-        sha(k): {"date": f"2026-01-{k + 1:02d}T00:00:00+00:00", "subject": f"change {k}"}
+        sha(k): {
+            "date": (start + datetime.timedelta(days=k)).isoformat(),
+            "subject": f"change {k}",
+        }
         for k in range(commits)
     }
     return write_run(folder, name, rows, {"history": {"commits": commits_meta, "backends": named}})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -236,3 +237,23 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, make, said: str) -> No
 def test_a_path_that_does_not_exist(tmp_path: Path) -> None:
     code, out = history(str(tmp_path / "nowhere"))
     assert 2 == code and "no such file or folder" in out
+
+
+def test_the_trends_page_shows_every_step_and_a_plot_per_backend(tmp_path: Path) -> None:
+    """One trend plot per backend and dataset, each step marked in it and listed newest
+    first; nothing fetched from the network; small with hundreds of commits."""
+    history_run(tmp_path, "h", 8, {"mrv": mrv_slower_at_3, "norvig": norvig_nodes_at_5})
+    page = tmp_path / "trends.html"
+    code, out = history("report", str(tmp_path), "-o", str(page))
+    assert 0 == code, out
+    text = page.read_text()
+    assert 2 == text.count('class="trend"') and 'id="steps"' in text
+    assert f'id="step:time:{sha(3)[:12]}"' in text and f'id="step:nodes:{sha(5)[:12]}"' in text
+    listed = text[text.index('id="steps"') : text.index('class="machine"')]
+    assert listed.index(sha(5)[:10]) < listed.index(sha(3)[:10])  # newest first
+    assert "time x1.4" in listed and "nodes 5,860 -&gt; 5,874" in listed
+    assert [] == re.findall(r"https?://", text)
+    many = tmp_path / "many"
+    history_run(many, "h", 300, {"mrv": mrv_slower_at_3})
+    assert 0 == history("report", str(many), "-o", str(many / "t.html"))[0]
+    assert (many / "t.html").stat().st_size < 400_000

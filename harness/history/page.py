@@ -3,7 +3,7 @@ style (:mod:`harness.report.html`, :mod:`harness.report.plots`).
 
 The page holds a table of every step, newest first, then for each machine class one trend
 plot per backend and dataset: commits along the x axis (oldest left), the median time with
-its interquartile range as a band on a log axis, each time step marked at its commit (red
+its interquartile range as a band, each time step marked at its commit (red
 slower, green faster), and below it the total node count, each counter step marked. With
 hundreds of commits a plot stays small: one line and one band, markers only up to
 :data:`MARKERS_UP_TO` commits, at most :data:`TICKS` commits named on the axis.
@@ -47,8 +47,8 @@ def trend_figure(title: str, rows: list[dict[str, Any]], steps: list[Step]):
     )
     (line,) = top.plot(x, median, color="#1f77b4", marker=marker, markersize=3.5, label="median")
     line.set_gid("trend:median")
-    top.set_yscale("log")
-    top.set_ylabel("ms per puzzle (log)")
+    top.set_ylim(bottom=0)
+    top.set_ylabel("ms per puzzle")
     top.grid(True, alpha=0.3)
     nodes = [_or_nan(r["nodes"]) for r in rows]
     (counted,) = bottom.plot(
@@ -59,23 +59,26 @@ def trend_figure(title: str, rows: list[dict[str, Any]], steps: list[Step]):
     bottom.grid(True, alpha=0.3)
     bottom.yaxis.set_major_locator(MaxNLocator(4))
     at = {r["sha"]: i for i, r in enumerate(rows)}
+    marks: dict[tuple[int, bool], list[Step]] = {}
     for step in steps:
-        where = at.get(step.commit.sha)
-        if where is None:
-            continue
-        axes, colour = (top, SLOWER if (step.ratio or 1) > 1 else FASTER)
-        if step.kind != "time":
-            axes, colour = bottom, COUNTER
-        axes.axvline(where - 0.5, color=colour, linestyle="--", linewidth=1.2, gid=_gid(step))
+        if step.commit.sha in at:
+            marks.setdefault((at[step.commit.sha], step.kind == "time"), []).append(step)
+    for (where, timed), found in marks.items():
+        axes, colour = bottom, COUNTER
+        if timed:
+            axes, colour = top, SLOWER if (found[0].ratio or 1) > 1 else FASTER
+        axes.axvline(where - 0.5, color=colour, linestyle="--", linewidth=1.2, gid=_gid(found[0]))
         axes.annotate(
-            f"{step.commit.sha[:7]} {step.short()}",
-            (where - 0.5, 0.97),
+            f"{found[0].commit.sha[:7]} " + ", ".join(s.short() for s in found),
+            (where - 0.5, 0.95),
             xycoords=("data", "axes fraction"),
-            rotation=90,
+            xytext=(3, 0),
+            textcoords="offset points",
             va="top",
-            ha="right",
+            ha="left" if where < len(rows) * 0.7 else "right",
             fontsize=8,
             color=colour,
+            bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "none", "pad": 1},
         )
     names = [r["commit"][:7] for r in rows]
     shown = (

@@ -80,6 +80,20 @@ class History:
         return self.commits.get(key) or Commit(key)
 
 
+def when(text: str | None) -> float:
+    """An ISO 8601 date as seconds since the epoch (UTC where it names no zone), to order
+    dates given in different zones; unknown or unreadable ones first."""
+    import datetime
+
+    try:
+        moment = datetime.datetime.fromisoformat(str(text))
+    except ValueError:
+        return float("-inf")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.UTC)
+    return moment.timestamp()
+
+
 def find_csvs(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
     """The results CSVs under ``paths`` (folders searched recursively, hidden folders left
     out) that have a ``.meta.json``; and a note for those that have none."""
