@@ -1,7 +1,8 @@
 """Per-commit figures and steps between neighbouring commits, asked of the results engine.
 
-Every run's rows are read by :func:`harness.results.engine.read` into one DuckDB database;
-repeats are reduced to each puzzle's median (:func:`harness.tables.stats.per_puzzle`). Each
+Every run's rows are read by the results engine and reduced to one row per puzzle (repeats
+by their median), once, into the cache beside them (:mod:`harness.history.cache`); one
+DuckDB database then asks its questions of every run's puzzles together. Each
 backend's time is the clock that judges it (:func:`harness.gate.clocks.judging_clock`),
 divided by its run's calibration where a machine class holds runs calibrated differently
 (expressed at the class's median calibration, so the figures stay milliseconds). A puzzle
