@@ -36,10 +36,14 @@ def harness_calls() -> list[list[str]]:
     return [words[1:] for words in shell_commands() if Path(words[0]).name == "harness"]
 
 
-def options_of(name: str) -> set[str]:
-    """Every option string of the ``harness NAME`` command."""
+def options_of(name: str, args: list[str] | None = None) -> set[str]:
+    """Every option string of the ``harness NAME`` command (of a group, the subcommand
+    ``args`` names, else its default ``show``)."""
     command = main.get_command(click.Context(main), name)
     assert command is not None, f"harness {name}: no such command"
+    if isinstance(command, click.Group):
+        named = args[0] if args and args[0] in command.commands else "show"
+        command = command.commands[named]
     return {opt for param in command.params for opt in (*param.opts, *param.secondary_opts)} | {
         "-h",
         "--help",
@@ -56,7 +60,7 @@ def test_readme_options_exist() -> None:
     """Every option the README passes to a harness command is one that command takes."""
     unknown = []
     for args in harness_calls():
-        options = options_of(args[0])
+        options = options_of(args[0], args[1:])
         for word in args[1:]:
             name = word.split("=", 1)[0]
             if name.startswith("-") and name != "-" and name not in options:

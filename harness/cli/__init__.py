@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("harness.cli.check", "check"),
     "backends": ("harness.cli.info", "list_backends"),
     "generate": ("harness.cli.generate", "generate"),
+    "history": ("harness.cli.history", "history"),
     "explain": ("harness.cli.explain", "explain"),
     "rate": ("harness.cli.explain", "rate"),
     "datasets": ("harness.cli.info", "datasets"),

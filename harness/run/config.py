@@ -67,6 +67,7 @@ class RunConfig:
     datasets: Sequence[str] = ()
     cluster: ClusterTarget | None = None  # None: local worker processes (``jobs`` of them)
     against: dict[str, Any] | None = None  # --against: the revision (harness.run.against)
+    history: dict[str, Any] | None = None  # history run: each backend's commit (harness.history)
 
 
 class RunError(SudokuError):

@@ -230,6 +230,8 @@ def _metadata(
         meta["against"] = config.against
     if earlier is not None:
         meta[provenance.EARLIER] = provenance.earlier_runs(earlier)
+    if config.history is not None:  # harness.history.measure: the commit of each SPEC@<sha>
+        meta["history"] = config.history
     return meta
 
 
