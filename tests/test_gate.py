@@ -153,13 +153,16 @@ def write_run(
     calibration_s: float | None,
     cpu: str = "CPU A",
     workload: str = CALIBRATION_WORKLOAD,
+    specs: tuple[str, ...] = ("mrv",),
 ) -> Path:
-    """A results CSV and its metadata: one machine, one calibration."""
+    """A results CSV and its metadata: one machine, one calibration; the metadata vouches
+    for the file as a run's end does (its made-up answers are not checked again)."""
     rows.to_csv(path, index=False)
     meta: dict = {
         "machine": {"cpu_model": cpu, "cpu_count": 2},
         "python": {"version": "3.11.7"},
-        "backends": [{"spec": "mrv", "deterministic": True}],
+        "backends": [{"spec": spec, "deterministic": True} for spec in specs],
+        "csv_digest": provenance.csv_digest(path),
     }
     if calibration_s is not None:
         meta["calibration"] = {
@@ -223,11 +226,11 @@ def test_other_machine_judges_answers_and_counters_only(tmp_path: Path) -> None:
 
 
 def test_only_common_skips_a_backend_the_new_run_lacks(tmp_path: Path) -> None:
-    """A baseline backend absent from the new run fails, unless --only-common."""
+    """A baseline backend the new run was asked for and lacks fails, unless --only-common."""
     times = base_times()
     both = pd.concat([frame(times, [10] * 40), frame(times, [10] * 40).assign(backend="ac3")])
-    old = write_run(tmp_path / "old.csv", both, 0.001)
-    new = write_run(tmp_path / "new.csv", frame(times, [10] * 40), 0.001)
+    old = write_run(tmp_path / "old.csv", both, 0.001, specs=("mrv", "ac3"))
+    new = write_run(tmp_path / "new.csv", frame(times, [10] * 40), 0.001, specs=("mrv", "ac3"))
     assert 1 == check(old, new).exit_code
     result = check(old, new, "--only-common")
     assert 0 == result.exit_code
@@ -273,11 +276,11 @@ def test_one_changed_repeat_out_of_five_is_a_change(tmp_path: Path) -> None:
     old = pd.concat([frame(times, [10] * 10).assign(repeat=r) for r in range(5)])
     new = old.copy()
     new.loc[(new.repeat == 3) & (new.line == 4), "nodes"] = 11
-    result = check(
+    result = gate.check_files(
         write_run(tmp_path / "old.csv", old, 0.001), write_run(tmp_path / "new.csv", new, 0.001)
     )
     assert 1 == result.exit_code
-    assert "1 row(s) differ, first line 4 repeat 3: 10 -> 11" in result.output
+    assert "1 row(s) differ, first line 4 repeat 3: 10 -> 11" in result.markdown()
 
 
 def test_malformed_results_are_one_line(tmp_path: Path) -> None:

@@ -71,10 +71,13 @@ def check(
     only_common: bool,
     out: Path | None,
 ) -> None:
-    """Gate NEW against BASELINE: exit 0 holds, 1 regression, 2 wrong answers or errors
-    (or a CSV it cannot read). Times are divided by each run's calibration; when the runs'
-    machines differ, only answers and counters are judged, and when the conditions they ran
-    in differ (load), time is INCONCLUSIVE. With one CSV: its pairs, old against new (a run
+    """Gate NEW against BASELINE: exit 0 holds, 1 regression, 2 wrong answers or errors, an
+    INCOMPLETE new run (stopped early: the verdict says how to complete it), or a CSV it
+    cannot read. Time is judged on CPU time where the solver runs in the worker, else on its
+    own clock or wall time, each run's times divided by its calibration; under a load one
+    run had (wall/CPU moved), a wall-time finding is INCONCLUSIVE. When the machines
+    differ, only answers and counters are judged. An incomplete BASELINE is judged on the
+    puzzles both runs reached, and said. With one CSV: its pairs, old against new (a run
     made with --against, or --pair OLD,NEW)."""
     from harness import gate
     from harness.results.metadata import read_meta
@@ -128,22 +131,42 @@ def _paired(
     return paired.check_file(run, pair, tolerance, ratio, alpha, compare_time=not ignore_time)
 
 
-#: The table's columns whose text may move below it, longest first, when a row is too wide.
-MOVABLE = (4, 3)  # new, baseline
-
-
 def fit_markdown(text: str, width: int = WIDTH) -> str:
     """The verdict's Markdown for a terminal: a table row wider than ``width`` has its
-    longest baseline or new cell replaced by ``[k]``, that text given after the table as
-    ``[k] ...``; other long lines are wrapped (:func:`harness.cli.common.fit`)."""
-    lines, notes = [], []
+    longest cells wrapped inside the row (each on lines of its own width, the row's other
+    cells padded), so every value stays in its row; other long lines are wrapped
+    (:func:`harness.cli.common.fit`)."""
+    lines = []
     for line in text.splitlines():
-        cells = line[2:-2].split(" | ") if line.startswith("| ") and line.endswith(" |") else []
-        for index in sorted(MOVABLE, key=lambda i: -len(cells[i])) if len(cells) == 6 else ():
-            if len(line) <= width:
-                break
-            notes.append(f"[{len(notes) + 1}] {cells[0]}, {cells[2]}: {cells[index]}")
-            cells[index] = f"[{len(notes)}]"
-            line = "| " + " | ".join(cells) + " |"
-        lines.append(line)
-    return fit("\n".join([*lines, *([""] if notes else []), *notes]), width)
+        table_row = line.startswith("| ") and line.endswith(" |") and len(line) > width
+        lines.extend(_wrapped_row(line[2:-2].split(" | "), width) if table_row else [line])
+    return fit("\n".join(lines), width)
+
+
+#: No cell of a wrapped row is made narrower than this.
+NARROWEST = 6
+
+
+def _wrapped_row(cells: list[str], width: int) -> list[str]:
+    """A table row as lines of at most ``width`` columns: the widest cells capped at one
+    width (the largest that fits), their text wrapped on to the lines below."""
+    import textwrap
+
+    room = width - 3 * len(cells) - 1
+    cap = max(len(c) for c in cells)
+    while cap > NARROWEST and sum(min(len(c), cap) for c in cells) > room:
+        cap -= 1
+    columns = [
+        textwrap.wrap(c, max(1, min(len(c), cap)), break_on_hyphens=False) or [""] for c in cells
+    ]
+    widths = [max(map(len, column)) for column in columns]
+    depth = max(map(len, columns))
+    return [
+        "| "
+        + " | ".join(
+            (column[i] if i < len(column) else "").ljust(w)
+            for column, w in zip(columns, widths, strict=True)
+        )
+        + " |"
+        for i in range(depth)
+    ]

@@ -163,7 +163,8 @@ def jobs_option(help: str) -> Callable[[F], F]:
 
 
 def gate_options(prefix: str = "") -> Callable[[F], F]:
-    """--only-common and --compare-time-anyway, for ``check`` and ``run --baseline``."""
+    """--only-common and --compare-time-anyway, for ``check``, ``run --baseline`` and
+    ``report --baseline``."""
 
     def decorate(function: F) -> F:
         function = click.option(

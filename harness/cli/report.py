@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from backends.errors import SudokuError
-from harness.cli.common import UserError, given_once, write_file
+from harness.cli.common import UserError, gate_options, given_once, write_file
 
 PLOT_SUFFIXES = (".svg", ".png", ".pdf")
 
@@ -77,8 +77,9 @@ time_option = click.option(
     "--baseline",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     default=None,
-    help="Add the gate's verdict against this CSV (as 'harness check' gives it).",
+    help="Add the gate's verdict on each CSV against this one (as 'harness check' gives it).",
 )
+@gate_options("With --baseline: ")
 @time_option
 @merge_option
 def report(
@@ -86,6 +87,8 @@ def report(
     out: Path,
     pair: str | None,
     baseline: Path | None,
+    only_common: bool,
+    compare_time_anyway: bool,
     time: str,
     merge: bool,
 ) -> None:
@@ -98,7 +101,7 @@ def report(
 
     try:
         _check_metadata([*csvs, *([baseline] if baseline else [])])
-        text = build(csvs, _pair(pair), baseline, time, merge)
+        text = build(csvs, _pair(pair), baseline, time, merge, only_common, compare_time_anyway)
     except (SudokuError, ReportError) as exc:
         raise UserError(str(exc)) from None
     write_file(out, lambda p: p.write_text(text, encoding="utf-8"))

@@ -265,12 +265,10 @@ def _checked_config(
     cannot read, or settings the runner refuses, are one line now, not after the run."""
     try:
         config = dataclasses.replace(_config(given, jobs, out, resume), cluster=target)
-        if baseline is not None:  # every row checked, by columns as the gate reads it
-            from harness.results.metadata import read_meta
-            from harness.tables import load
+        if baseline is not None:  # every row checked, as the gate reads it
+            from harness import gate
 
-            load.read(baseline, {})
-            read_meta(baseline)
+            gate.read([baseline]).close()  # its metadata too
         runner.validate(config)
     except SudokuError as exc:
         raise UserError(str(exc)) from None
@@ -417,6 +415,7 @@ def report(
     by_tier: bool,
 ) -> int:
     """Print the tables, the notes and the gate's verdict; return the run's exit code."""
+    from harness.cli.check import fit_markdown
     from harness.tables import stats
 
     results = result.results
@@ -439,16 +438,15 @@ def report(
             result.csv_path,
             compare_time_anyway=gate_options.compare_time_anyway,
             only_common=gate_options.only_common,
-            scope={c.spec for c in config.backends},
         )
-        click.echo("\n" + verdict.markdown())
+        click.echo("\n" + fit_markdown(verdict.markdown()))
         if code == RunExit.OK and verdict.exit_code == CheckExit.REGRESSION:
             code = RunExit.REGRESSION
     if config.against is not None:
         from harness.gate import paired
 
         verdict = paired.check_file(result.csv_path)
-        click.echo("\n" + verdict.markdown())
+        click.echo("\n" + fit_markdown(verdict.markdown()))
         if code == RunExit.OK and verdict.exit_code == CheckExit.REGRESSION:
             code = RunExit.REGRESSION
     return code

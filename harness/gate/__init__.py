@@ -1,12 +1,15 @@
 """The regression gate: does a new run hold against a baseline?
 
-- :mod:`.baseline`: two results CSVs compared, backend x dataset: answers, counters, time;
-- :mod:`.conditions`: whether two runs were measured in the same conditions (load);
+- :mod:`.baseline`: two results CSVs compared, backend x dataset: a run that stopped early,
+  answers, counters, time (:func:`check_files`, the one verdict);
 - :mod:`.paired`: two backends of one run, old against new (``harness run --against``,
-  ``harness check --pair``).
+  ``harness check --pair``);
+- :mod:`.timing`: the clock that judges a backend's time and the load its solves show,
+  for both (:mod:`.clocks`: the rule that picks the clock, shared with ``harness history``).
 
-Called by ``harness check``, by ``harness run --baseline`` and by the report's baseline
-section. Its verdicts' exit codes are :class:`harness.exit_codes.CheckExit`.
+Called by ``harness check``, by ``harness run --baseline`` and ``--against``, and by the
+report's baseline and paired sections. Its verdicts' exit codes are
+:class:`harness.exit_codes.CheckExit`.
 """
 
 from __future__ import annotations

@@ -1,30 +1,39 @@
-"""The gate against a baseline: ``harness check BASELINE.csv NEW.csv`` and ``harness run
---baseline``.
+"""The gate against a baseline: ``harness check BASELINE.csv NEW.csv``, ``harness run
+--baseline`` and ``harness report --baseline``, one verdict for the three (:func:`check_files`).
 
 Rules, applied per backend x dataset, in this order:
 
+0. **Complete runs.** A run that stopped early is INCOMPLETE (:mod:`harness.results
+   .completeness`: its metadata says it did not end, rows are missing against its plan, or
+   its last row was torn by a kill). Then only the puzzles both runs reached are judged, as
+   with ``only_common``, and the verdict says how many rows are missing and the command
+   that completes the run. A new run that is incomplete exits 2 whatever the rest finds,
+   never 1: the solver did not fail a puzzle, the run did not finish. An incomplete
+   baseline is said, and the verdict on what both reached stands with its own exit.
 1. **Wrong answers or errors.** Any WRONG, ERROR or MEMOUT row in the new run fails (exit 2).
 2. **Fewer solved.** Fewer SOLVED-or-UNSAT (answered) puzzles than the baseline fails, and so
    does a backend x dataset the baseline has and the new run lacks (exit 1), unless
    ``only_common`` (then only the backends, datasets and puzzles of both runs are judged) or
-   the new run was not asked to run that backend (``harness run --baseline``).
+   the new run was not asked to run that backend (its metadata lists the backends it ran).
 3. **Counters.** For deterministic backends, every row's ``nodes``, ``guesses``,
    ``backtracks`` and native counts (native columns that are not times) must equal the
    baseline's row of the same puzzle and repeat (a repeat the baseline lacks is compared
    with its first), or differ by at most ``tolerance`` (relative) (exit 1): one changed
    repeat out of five is a change. Rows answered in both runs are compared.
-4. **Time.** Times are first divided by each run's calibration (a fixed workload timed at
-   the run's start and end, in its ``.meta.json``), so a baseline made on a slower or busier
-   day compares fairly. When the two runs' machines differ (CPU model, core count, Python
-   version) time is not judged at all, unless asked (``--compare-time-anyway``). The median
-   solve time over the puzzles both runs answered fails only when it is both large (new
-   median / baseline median > ``time_ratio``, default 1.25) and significant: a one-sided
-   Wilcoxon signed-rank test on the per-puzzle pairs (the same puzzles in both runs, so the
-   paired test is the right one; a Mann-Whitney U test would ignore the pairing) gives
-   p < ``alpha`` (default 0.01). Small wobbles pass (exit 1 otherwise). When the conditions
-   the two runs were measured in differ (:mod:`harness.gate.conditions`: load one run had
-   and the other did not), time is INCONCLUSIVE, never REGRESSION (the gate holds).
-
+4. **Time**, on the clock that measures each backend's work (:mod:`harness.gate.timing`):
+   CPU time for a solver in the worker's process, the solver's own clock for a ``cmd:``
+   program that reports one, wall time otherwise and for a solver on several threads. The
+   new run's times are first divided by the two runs' calibration ratio (a fixed workload
+   timed at each run's start and end, in its ``.meta.json``), so a baseline made on a
+   slower day compares fairly. When the two runs' machines differ (CPU model, core count,
+   Python version) time is not judged at all, unless asked (``--compare-time-anyway``).
+   The median time over the puzzles both runs answered fails only when it is both large
+   (new median / baseline median > ``time_ratio``, default 1.25) and significant: a
+   one-sided Wilcoxon signed-rank test on the per-puzzle pairs (the same puzzles in both
+   runs, so the paired test is the right one) gives p < ``alpha`` (default 0.01). Small
+   wobbles pass (exit 1 otherwise). When a backend's wall/CPU ratio moved between the runs
+   beyond its noise (load), one line says so; a finding on wall time is then INCONCLUSIVE,
+   never REGRESSION (the gate holds), one on CPU time stands.
 5. **Something compared.** When no backend x dataset is in both runs (a misspelt backend,
    ``only_common`` on runs with nothing in common), nothing was judged, and the gate fails
    with "nothing compared" (exit 1) instead of holding.
@@ -50,7 +59,9 @@ import pandas as pd
 from backends import REGISTRY, backend_class
 from backends.base import COUNTERS, Status
 from harness.exit_codes import CheckExit
-from harness.results import engine, provenance
+from harness.gate import timing
+from harness.gate.clocks import CPU, OWN, WALL
+from harness.results import completeness, engine, provenance
 from harness.results.calibration import calibration_of
 from harness.results.schema import BASE_COLUMNS, INTEGER_COLUMNS, NUMBER_COLUMNS
 from harness.tables.stats import ANSWERED, columns_of, literal, per_puzzle, q
@@ -63,7 +74,7 @@ PAIR_KEYS = ["dataset", "line", "puzzle", "backend"]
 LOUD = ("REGRESSION", "WRONG", "INCONCLUSIVE")  # verdicts the table shows in bold
 #: The columns the gate judges, beside the native counts (the number columns are read too,
 #: to check them, then left out).
-JUDGED = (*PAIR_KEYS, "repeat", "status", "message", "solve_s", *COUNTERS)
+JUDGED = (*PAIR_KEYS, "repeat", "status", "message", WALL, CPU, OWN, *COUNTERS)
 #: The views :func:`prepare` makes: each run's rows as the gate judges them, and one row
 #: per puzzle of each (:func:`harness.tables.stats.per_puzzle`).
 OLD, NEW = "gate_old", "gate_new"
@@ -83,6 +94,10 @@ class Finding:
     verdict: str  # "ok", "REGRESSION", "WRONG", "INCONCLUSIVE", "improved", "info"
 
 
+#: The columns of :attr:`GateResult.times`.
+TIMES = ("backend", "dataset", "line", "clock", "old", "new")
+
+
 @dataclass
 class GateResult:
     findings: list[Finding] = field(default_factory=list)
@@ -90,11 +105,18 @@ class GateResult:
     #: (backend, dataset) pairs both runs have. With none, nothing was judged, and a gate
     #: that judged nothing must not hold (a misspelt backend would pass a CI job).
     compared: int = 0
+    #: whether the new run stopped early (rule 0): the verdict is INCOMPLETE, exit 2
+    incomplete: bool = False
+    #: the factor the new run's times were divided by (the calibration), None when not
+    scale: float | None = None
+    #: per puzzle judged on time: backend, dataset, line, the clock (a column name) and its
+    #: old and new seconds (the new ones divided by :attr:`scale`), for the report
+    times: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=TIMES))
 
     @property
     def exit_code(self) -> CheckExit:
         verdicts = {f.verdict for f in self.findings}
-        if "WRONG" in verdicts:
+        if "WRONG" in verdicts or self.incomplete:
             return CheckExit.WRONG
         if "REGRESSION" in verdicts or not self.compared:
             return CheckExit.REGRESSION
@@ -103,6 +125,9 @@ class GateResult:
     @property
     def headline(self) -> str:
         """The verdict in words, as ``harness check`` and the report give it."""
+        if self.incomplete:
+            wrong = "WRONG ANSWERS; " if any(f.verdict == "WRONG" for f in self.findings) else ""
+            return f"{wrong}INCOMPLETE: the new run stopped early"
         if self.exit_code == CheckExit.REGRESSION and not self.compared:
             return "NOTHING COMPARED: no backend on a dataset is in both runs"
         if self.exit_code == CheckExit.OK and any(
@@ -114,6 +139,22 @@ class GateResult:
             CheckExit.REGRESSION: "REGRESSION",
             CheckExit.WRONG: "WRONG ANSWERS",
         }[self.exit_code]
+
+    def timed(
+        self, backend: str, dataset: str, check: str, pairs: timing.Pairs, judged: timing.Judged
+    ) -> None:
+        """Add a time finding (:func:`harness.gate.timing.judge`'s ``judged``, on
+        ``pairs``), its line about the load, and its puzzles' times."""
+        self.findings.append(
+            Finding(backend, dataset, check, judged.baseline, judged.shown, judged.verdict)
+        )
+        if judged.load is not None:
+            self.notes.append(f"{backend}, {dataset}: {judged.load}")
+        frame = pd.DataFrame({"line": pairs.lines, "old": judged.old, "new": judged.new}).assign(
+            backend=backend, dataset=dataset, clock=judged.clock
+        )
+        parts = [f for f in (self.times, frame[list(TIMES)]) if not f.empty]
+        self.times = pd.concat(parts, ignore_index=True) if parts else self.times
 
     def markdown(self) -> str:
         header = "| backend | dataset | check | baseline | new | verdict |\n" + "|---" * 6 + "|"
@@ -266,7 +307,7 @@ def compare(
     time_ratio: float = 1.25,
     alpha: float = 0.01,
     compare_time: bool = True,
-    time_scale: float = 1.0,
+    time_scale: float | None = None,
     only_common: bool = False,
     scope: Collection[str] | None = None,
 ) -> GateResult:
@@ -301,28 +342,31 @@ def judge(
     time_ratio: float = 1.25,
     alpha: float = 0.01,
     compare_time: bool = True,
-    time_scale: float = 1.0,
+    time_scale: float | None = None,
     only_common: bool = False,
     scope: Collection[str] | None = None,
+    common_because: str = "--only-common",
 ) -> GateResult:
-    """Apply the rules to two runs' rows (tables, views or registered frames of ``con``);
-    see the module docstring. The views of :func:`prepare` stay in ``con``.
+    """Apply rules 1 to 5 to two runs' rows (tables, views or registered frames of
+    ``con``); see the module docstring. The views of :func:`prepare` stay in ``con``.
 
     ``compare_time=False`` skips rule 4, for runs made on different machines.
     ``time_scale`` is the new run's calibration over the baseline's: new times are divided
-    by it. ``scope``, when given, names the backends the new run was asked to run: a
-    baseline backend outside it is reported as not run, not as missing.
+    by it (None: not calibrated). ``scope``, when given, names the backends the new run was
+    asked to run: a baseline backend outside it is reported as not run, not as missing.
+    ``common_because`` says why ``only_common`` left rows out.
     """
     known = deterministic or {}
-    result = GateResult()
+    result = GateResult(scale=time_scale)
     cut = prepare(con, baseline, new, only_common)
     if cut:
-        result.notes.append(f"--only-common: {cut} row(s) not in both runs left out")
+        result.notes.append(f"{common_because}: {cut} row(s) not in both runs left out")
     old_groups, new_groups = _counts(con, OLD_PUZZLES), _counts(con, NEW_PUZZLES)
     both = old_groups.keys() & new_groups.keys()
     counted = sorted({b for b, _ in both if _is_deterministic(b, known)})
     counters = _counters(con, tolerance, counted)
-    times = _times(con) if compare_time and both else {}
+    timed = timed_pairs(con) if compare_time and both else {}
+    rule = _time_rule(time_ratio, alpha)
     for group in sorted(old_groups.keys() | new_groups.keys()):
         backend, dataset = group
         not_run = scope is not None and backend not in scope
@@ -330,9 +374,14 @@ def judge(
         result.compared += in_both
         if in_both and _is_deterministic(backend, known):
             findings += counters.get(group, [])
-        if in_both and group in times:
-            findings.append(_time_finding(*times[group], time_scale, time_ratio, alpha))
         result.findings += [Finding(backend, dataset, *f) for f in findings]
+        if in_both and group in timed:
+            judged = timing.judge(
+                backend, timed[group], rule, median_ratio, alpha, time_scale or 1.0
+            )
+            check = f"median solve {timing.SHORT[judged.clock]} ms"
+            check += "" if time_scale is None else " (calibrated)"
+            result.timed(backend, dataset, check, timed[group], judged)
     return result
 
 
@@ -501,20 +550,19 @@ def _counted(
     return engine.records(con.execute(query))
 
 
-def answered_pairs(timed: bool = False, ordered: bool = True) -> str:
-    """SQL for the puzzles of a backend both runs of :func:`prepare` answered (with
-    ``timed``, with a solve time in both): backend, dataset, line, and the ``old`` and
-    ``new`` solve times; with ``ordered``, in the baseline's order."""
+def answered_pairs() -> str:
+    """SQL for the puzzles of a backend both runs of :func:`prepare` answered, with a wall
+    time in both: backend, dataset, line, and each run's clocks (``old_solve_s``,
+    ``new_solve_cpu_s``, ...), in the baseline's order."""
     where = f"{_statuses(ANSWERED, 'o.status')} AND {_statuses(ANSWERED, 'n.status')}"
-    if timed:
-        where += " AND o.solve_s IS NOT NULL AND n.solve_s IS NOT NULL"
-    if not ordered:
-        return f"""
-            SELECT o.backend, o.dataset, o.line, o.solve_s AS old, n.solve_s AS new
-            FROM {OLD_PUZZLES} o JOIN {NEW_PUZZLES} n ON {_on("o", "n")} WHERE {where}
-        """
+    where += f" AND o.{WALL} IS NOT NULL AND n.{WALL} IS NOT NULL"
+    clocks = ", ".join(
+        f"{r}.{c} AS {side}_{c}"
+        for c in (WALL, CPU, OWN)
+        for r, side in (("o", "old"), ("n", "new"))
+    )
     return f"""
-        SELECT o.backend, o.dataset, o.line, o.solve_s AS old, n.solve_s AS new
+        SELECT o.backend, o.dataset, o.line, {clocks}
         FROM (SELECT *, row_number() OVER () AS _at FROM {OLD_PUZZLES}) o
         JOIN {NEW_PUZZLES} n ON {_on("o", "n")}
         WHERE {where} ORDER BY o._at
@@ -527,55 +575,58 @@ def floats(values: np.ndarray) -> np.ndarray:
     return np.ma.filled(np.ma.asarray(values, dtype=float), np.nan)
 
 
-def _times(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], tuple[np.ndarray, ...]]:
-    """Per (backend, dataset), the solve times (baseline's, new run's) of the puzzles both
-    runs answered."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE gate_times AS {answered_pairs(ordered=False)}")
-    groups = con.execute("SELECT DISTINCT backend, dataset FROM gate_times").fetchall()
-    found = {}
-    for backend, dataset in groups:
-        times = con.execute(
-            "SELECT old, new FROM gate_times WHERE backend = ? AND dataset = ?",
-            [backend, dataset],
-        ).fetchnumpy()
-        found[(backend, dataset)] = (floats(times["old"]), floats(times["new"]))
-    return found
+def timed_pairs(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], timing.Pairs]:
+    """Per (backend, dataset), the puzzles both runs of :func:`prepare` answered, with
+    their times on each clock (:func:`answered_pairs`)."""
+    found = con.execute(answered_pairs()).fetchnumpy()
+    groups = pd.Series(list(zip(found["backend"], found["dataset"], strict=True)), dtype=object)
+    pairs = {}
+    for group, at in groups.groupby(groups, sort=False).indices.items():
+        old = {c: floats(found[f"old_{c}"])[at] for c in (WALL, CPU, OWN)}
+        new = {c: floats(found[f"new_{c}"])[at] for c in (WALL, CPU, OWN)}
+        pairs[(str(group[0]), str(group[1]))] = timing.Pairs(found["line"][at], old, new)
+    return pairs
 
 
-def _time_finding(
-    old: np.ndarray, new: np.ndarray, scale: float, time_ratio: float, alpha: float
-) -> Row:
-    """Rule 4 for one backend x dataset's solve times of the puzzles both runs answered."""
-    t_old, t_new = pd.Series(old), pd.Series(new) / scale
-    m_old, m_new = t_old.median(), t_new.median()
-    ratio = m_new / m_old if m_old > 0 else math.inf
-    diffs = (t_new - t_old).to_numpy()
-    if len(t_old) >= 5 and (diffs != 0).any():
-        from scipy.stats import wilcoxon  # a second's import: only when there is a test to run
+def median_ratio(old: np.ndarray, new: np.ndarray) -> float:
+    """The new median time over the baseline's (rule 4's ratio)."""
+    m_old, m_new = float(np.median(old)), float(np.median(new))
+    return m_new / m_old if m_old > 0 else math.inf
 
-        p = float(wilcoxon(t_new, t_old, alternative="greater").pvalue)
-    else:
-        p = 1.0  # too few pairs to call anything significant
-    slow = ratio > time_ratio and p < alpha
-    check = "median solve ms" if scale == 1.0 else "median solve ms (calibrated)"
-    return (
-        check,
-        _fmt(m_old * 1000),
-        f"{_fmt(m_new * 1000)} (x{ratio:.3g}, {p_value(p)}, {len(t_old)} pairs)",
-        "REGRESSION" if slow else "ok",
-    )
+
+def _time_rule(time_ratio: float, alpha: float) -> timing.Rule:
+    """Rule 4 on one backend x dataset's times (old, new) of the puzzles both runs answered:
+    the baseline's median (ms), the new one with its ratio and p-value, and the verdict."""
+
+    def rule(old: np.ndarray, new: np.ndarray) -> tuple[str, str, str]:
+        ratio = median_ratio(old, new)
+        if len(old) >= 5 and (new != old).any():
+            from scipy.stats import wilcoxon  # a second's import: only when there is a test
+
+            p = float(wilcoxon(new, old, alternative="greater").pvalue)
+        else:
+            p = 1.0  # too few pairs to call anything significant
+        slow = ratio > time_ratio and p < alpha
+        return (
+            _fmt(float(np.median(old)) * 1000),
+            f"{_fmt(float(np.median(new)) * 1000)} (x{ratio:.3g}, {p_value(p)}, {len(old)} pairs)",
+            "REGRESSION" if slow else "ok",
+        )
+
+    return rule
 
 
 def time_judgement(
     old_meta: dict | None, new_meta: dict | None, anyway: bool
-) -> tuple[bool, float, list[str]]:
-    """Whether to judge time, the factor to divide new times by, and notes saying why."""
+) -> tuple[bool, float | None, list[str]]:
+    """Whether to judge time, the factor to divide new times by (None: not calibrated),
+    and notes saying why."""
     old_meta, new_meta = old_meta or {}, new_meta or {}
     differ = provenance.machine_differences(old_meta, new_meta)
     if differ and not anyway:
         return (
             False,
-            1.0,
+            None,
             [
                 f"the machines differ ({'; '.join(differ)}): time not judged, only answers "
                 "and counters (--compare-time-anyway judges it)"
@@ -585,7 +636,7 @@ def time_judgement(
     old_cal, new_cal = calibration_of(old_meta), calibration_of(new_meta)
     if old_cal is None or new_cal is None:
         notes.append("no calibration in both runs' metadata: times compared as measured")
-        return True, 1.0, notes
+        return True, None, notes
     scale = new_cal / old_cal
     notes.append(
         f"times divided by each run's calibration ({_fmt(old_cal * 1e3)} ms -> "
@@ -603,39 +654,69 @@ def check_files(
     compare_time: bool = True,
     compare_time_anyway: bool = False,
     only_common: bool = False,
-    scope: Collection[str] | None = None,
 ) -> GateResult:
-    """Check and load two results CSVs and their metadata, and compare them.
+    """The verdict on two results CSVs and their metadata (rules 0 to 5): the one function
+    behind ``harness check``, ``harness run --baseline`` and ``harness report --baseline``,
+    so the same files and options give the same table, figures and exit. The backends the
+    new run was asked to run come from its metadata (rule 2).
 
     Raises :class:`harness.results.ResultsError`, naming the file and line, for a CSV that
     is not a well-formed results CSV.
     """
     with read([baseline, new]) as results:
-        old_meta, new_meta = provenance.read_meta(baseline), provenance.read_meta(new)
+        old_meta, new_meta = results.metas
+        runs = [completeness.of(results, index) for index in (0, 1)]
         notes = ["time not judged (--ignore-time)"]
-        scale = 1.0
+        scale = None
         if compare_time:
             compare_time, scale, notes = time_judgement(old_meta, new_meta, compare_time_anyway)
-        known = {**deterministic_in(old_meta), **deterministic_in(new_meta)}
+        stopped = any(run.incomplete for run in runs)
         result = judge(
             results.con,
             "file_0",
             "file_1",
-            known,
+            {**deterministic_in(old_meta), **deterministic_in(new_meta)},
             tolerance,
             time_ratio,
             alpha,
             compare_time,
             scale,
-            only_common,
-            scope,
+            only_common or stopped,
+            _asked(new_meta),
+            "--only-common" if only_common else "INCOMPLETE",
         )
-    result.notes[:0] = notes
-    if compare_time:  # load the runs did not share: time INCONCLUSIVE (harness.gate.conditions)
-        from harness.gate import conditions
-
-        conditions.judge(result, old_meta, new_meta, scale)
+    result.incomplete = runs[1].incomplete
+    said = [
+        incomplete_notes(run, meta, name)
+        for run, meta, name in zip(
+            runs, results.metas, ("the baseline", "the new run"), strict=True
+        )
+    ]
+    result.notes[:0] = [*[line for lines in said for line in lines], *results.notes, *notes]
     return result
+
+
+def _asked(meta: dict | None) -> list[str] | None:
+    """The backends a run's metadata says it was asked to run (None: it does not say)."""
+    listed = (meta or {}).get("backends")
+    if not isinstance(listed, list):
+        return None
+    return [str(b["spec"]) for b in listed if isinstance(b, dict) and "spec" in b]
+
+
+def incomplete_notes(run: completeness.Completeness, meta: dict | None, name: str) -> list[str]:
+    """The notes on a run that stopped early (rule 0): what it lacks, and how to complete it."""
+    if not run.incomplete:
+        return []
+    command = completeness.resume_command(run.path, meta)
+    return [
+        f"INCOMPLETE: {name}, {run.path}, stopped early ({run.said()}): judged on the "
+        "puzzles both runs reached",
+        f"complete it with:\n  {command}"
+        if command
+        else "it cannot be resumed (a run with --against, or without its .meta.json): "
+        "run it again with a new --out",
+    ]
 
 
 def read(paths: Sequence[Path]) -> engine.Results:

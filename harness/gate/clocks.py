@@ -29,10 +29,15 @@ def judging_clock(spec: str, cpu_over_wall: float | None, reports_own: bool) -> 
     """The column whose time judges backend ``spec`` (see the module): ``cpu_over_wall`` is
     the median over its answered solves of ``solve_cpu_s / solve_s`` (None when the rows
     hold no CPU time); ``reports_own``, whether its rows hold ``own_solve_s``."""
-    in_process = not spec.startswith("cmd:")
-    if in_process and cpu_over_wall is not None:
+    if in_process(spec) and cpu_over_wall is not None:
         return WALL if cpu_over_wall > THREADED else CPU
     return OWN if reports_own else WALL
+
+
+def in_process(spec: str) -> bool:
+    """Whether backend ``spec``'s work runs in the worker's own process, where its CPU time
+    is the solver's (every backend but a ``cmd:`` program)."""
+    return not spec.startswith("cmd:")
 
 
 def is_time(column: str) -> bool:

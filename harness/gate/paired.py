@@ -3,12 +3,12 @@
 Used by ``harness run --against REV`` (each ``SPEC@REV`` against ``SPEC``) and by ``harness
 check RUN.csv --pair OLD,NEW`` (two ``cmd:`` builds, two plugin versions, two option sets).
 Both ran in one run, their solves interleaved puzzle by puzzle, so whatever load the machine
-had fell on both alike: their times compare directly, with no calibration and no
-conditions to match.
+had fell on both alike: their times compare directly, with no calibration.
 
 Answers and counters are judged by the rules of :mod:`harness.gate.baseline` (rules 1 to 3,
-the old backend's rows standing as the baseline). Time is judged by the per-puzzle ratios
-new / old of the median solve time over repeats:
+the old backend's rows standing as the baseline). Time is judged on the clock that
+measures the backend's work, as against a baseline (:mod:`harness.gate.timing`), by the
+per-puzzle ratios new / old of the median time over repeats:
 
 - a one-sided Wilcoxon signed-rank test on their logarithms (is new slower?), ``p``;
 - a bootstrap interval for their median (puzzles resampled, seeded, so a verdict repeats);
@@ -16,12 +16,14 @@ new / old of the median solve time over repeats:
   :data:`PAIRED_TIME_RATIO`), ``p < alpha`` and the whole interval lies above 1;
   "improved" for the mirror image; "ok" otherwise.
 
+When one side's wall/CPU ratio moved from the other's beyond its noise (one side was
+descheduled more), one line says so, and a finding on wall time is INCONCLUSIVE.
+
 Exit codes are those of the baseline gate, :class:`harness.exit_codes.CheckExit`.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,17 +31,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from harness.gate import timing
 from harness.gate.baseline import (
-    Finding,
     GateResult,
-    answered_pairs,
     deterministic_in,
-    floats,
+    incomplete_notes,
     judge,
     p_value,
     read,
+    timed_pairs,
 )
-from harness.results import engine, provenance
+from harness.gate.timing import median_of_ratios, ratio_statistics
+from harness.results import completeness, engine, provenance
 from harness.results.schema import ResultsError
 from harness.tables.stats import literal
 
@@ -49,12 +52,8 @@ if TYPE_CHECKING:
 #: A paired slowdown must exceed this median ratio to count: pairs measured in one run are
 #: free of the day-to-day noise the baseline gate's 1.25 allows for.
 PAIRED_TIME_RATIO = 1.10
-#: Bootstrap resamples for the interval on the median ratio.
-RESAMPLES = 2000
-#: About the most values the resamples hold at once.
-RESAMPLE_CELLS = 1 << 22
-#: Fewer answered pairs than this: time is shown, never judged.
-MIN_PAIRS = 5
+#: The two sides of a pair, as the line about their load names them.
+SIDES = ("the old side", "the new side")
 
 
 def pairs_in(meta: dict | None) -> list[tuple[str, str]]:
@@ -65,61 +64,20 @@ def pairs_in(meta: dict | None) -> list[tuple[str, str]]:
     return [(str(old), str(new)) for old, new in against["pairs"].items()]
 
 
-def ratio_statistics(
-    old: Sequence[float], new: Sequence[float], seed: int = 0, confidence: float = 0.95
-) -> tuple[float, float, float, float, float]:
-    """For per-puzzle times: the median ratio new / old, its bootstrap interval (low,
-    high), and the one-sided Wilcoxon p-values that new is slower, and that it is faster."""
-    from scipy.stats import wilcoxon
+def time_rule(time_ratio: float, alpha: float, seed: int = 0) -> timing.Rule:
+    """The time rule of a pair on one dataset, from the times (old, new) of the puzzles
+    both answered: the old median (ms), the new one with the ratio's statistics, the verdict."""
 
-    ratios = np.asarray(new, dtype=float) / np.asarray(old, dtype=float)
-    ratios = ratios[np.isfinite(ratios) & (ratios > 0)]
-    if not len(ratios):
-        return math.nan, math.nan, math.nan, 1.0, 1.0
-    median = float(np.median(ratios))
-    medians = _bootstrap_medians(ratios, seed)
-    tail = (1 - confidence) / 2 * 100
-    low, high = (float(x) for x in np.percentile(medians, [tail, 100 - tail]))
-    logs = np.log(ratios)
-    if len(ratios) < MIN_PAIRS or not logs.any():
-        return median, low, high, 1.0, 1.0
-    slower = float(wilcoxon(logs, alternative="greater").pvalue)
-    faster = float(wilcoxon(logs, alternative="less").pvalue)
-    return median, low, high, slower, faster
+    def rule(old: np.ndarray, new: np.ndarray) -> tuple[str, str, str]:
+        statistics = ratio_statistics(old, new, seed)
+        median, low, high, slower, _ = statistics
+        verdict = {1: "REGRESSION", -1: "improved", 0: "ok"}[
+            timing.direction(statistics, time_ratio, alpha)
+        ]
+        shown = f"x{median:.3g} [{low:.3g}, {high:.3g}], {p_value(slower)}, {len(old)} pairs"
+        return _ms(float(np.median(old))), f"{_ms(float(np.median(new)))} ({shown})", verdict
 
-
-def _bootstrap_medians(ratios: np.ndarray, seed: int) -> np.ndarray:
-    """The medians of :data:`RESAMPLES` resamples of ``ratios``, drawn a few resamples at a
-    time so memory stays near :data:`RESAMPLE_CELLS` values however many puzzles there are
-    (an even number of resamples a step: the draws are those of one call for all of them)."""
-    rng = np.random.default_rng(seed)
-    n = len(ratios)
-    step = max(2, RESAMPLE_CELLS // n // 2 * 2)
-    medians = []
-    for start in range(0, RESAMPLES, step):
-        picks = rng.integers(0, n, size=(min(step, RESAMPLES - start), n))
-        medians.append(np.median(ratios[picks], axis=1))
-    return np.concatenate(medians)
-
-
-def time_finding(
-    old: np.ndarray, new: np.ndarray, time_ratio: float, alpha: float, seed: int = 0
-) -> tuple[str, str, str, str]:
-    """The time row for one pair on one dataset, from the solve times (old, new) of the
-    puzzles both answered."""
-    median, low, high, slower, faster = ratio_statistics(old, new, seed)
-    verdict = "ok"
-    if median > time_ratio and slower < alpha and low > 1:
-        verdict = "REGRESSION"
-    elif median < 1 / time_ratio and faster < alpha and high < 1:
-        verdict = "improved"
-    shown = f"x{median:.3g} [{low:.3g}, {high:.3g}], {p_value(slower)}, {len(old)} pairs"
-    return (
-        "paired solve ms (median)",
-        _ms(float(np.median(old))),
-        f"{_ms(float(np.median(new)))} ({shown})",
-        verdict,
-    )
+    return rule
 
 
 def _ms(seconds: float) -> str:
@@ -155,10 +113,12 @@ def judge_pairs(
     time_ratio: float = PAIRED_TIME_RATIO,
     alpha: float = 0.01,
     compare_time: bool = True,
+    only_common: bool = False,
 ) -> GateResult:
     """Judge each (old, new) pair of backends in ``source`` (one run's rows, a table, view
     or registered frame of ``con``); each finding is labelled with the new backend, its
-    ``baseline`` column the old one's figure."""
+    ``baseline`` column the old one's figure. With ``only_common`` (a run that stopped
+    early), only the puzzles both sides reached."""
     result = GateResult()
     for old_spec, new_spec in pairs:
         spec = "CAST(backend AS VARCHAR)"
@@ -171,16 +131,24 @@ def judge_pairs(
             f"WHERE {spec} = {literal(new_spec)}"
         )
         judged = judge(
-            con, "paired_old", "paired_new", deterministic, tolerance, compare_time=False
+            con,
+            "paired_old",
+            "paired_new",
+            deterministic,
+            tolerance,
+            compare_time=False,
+            only_common=only_common,
+            common_because="INCOMPLETE",
         )
         result.findings += judged.findings
         result.compared += judged.compared
         if not compare_time:
             continue
-        for dataset, (old, new) in sorted(_times(con).items()):
-            result.findings.append(
-                Finding(new_spec, dataset, *time_finding(old, new, time_ratio, alpha))
-            )
+        rule = time_rule(time_ratio, alpha)
+        for (_, dataset), puzzles in sorted(timed_pairs(con).items()):
+            time = timing.judge(new_spec, puzzles, rule, median_of_ratios, alpha, sides=SIDES)
+            check = f"paired solve {timing.SHORT[time.clock]} ms (median)"
+            result.timed(new_spec, dataset, check, puzzles, time)
     listed = "; ".join(f"{old} -> {new}" for old, new in pairs)
     result.notes.append(f"paired in one run, old -> new: {listed}")
     if compare_time:
@@ -189,15 +157,6 @@ def judge_pairs(
             f"is above x{time_ratio:g}, interval above 1, one-sided Wilcoxon p < {alpha:g}"
         )
     return result
-
-
-def _times(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Per dataset, the solve times (old, new) of the puzzles both backends of the pair
-    :func:`harness.gate.baseline.judge` last compared answered, in the old one's order."""
-    found = con.execute(answered_pairs(timed=True)).fetchnumpy()
-    datasets = found["dataset"].astype(object)
-    old, new = floats(found["old"]), floats(found["new"])
-    return {str(d): (old[datasets == d], new[datasets == d]) for d in dict.fromkeys(datasets)}
 
 
 def parse_pair(text: str) -> tuple[str, str]:
@@ -244,7 +203,8 @@ def check_file(
                 raise ResultsError(
                     f"{path}: not a run made with --against; give a baseline CSV, or --pair OLD,NEW"
                 )
-        return judge_pairs(
+        run = completeness.of(results, 0)
+        result = judge_pairs(
             results.con,
             "file_0",
             pairs,
@@ -253,4 +213,8 @@ def check_file(
             time_ratio,
             alpha,
             compare_time,
+            only_common=run.incomplete,
         )
+    result.incomplete = run.incomplete
+    result.notes[:0] = [*incomplete_notes(run, meta, "the run"), *results.notes]
+    return result

@@ -17,7 +17,7 @@ puzzles were answered of how many.
 same dataset, on the puzzles both answered:
 
 - *time*: the per-puzzle ratios new / old, judged as the paired gate judges them
-  (:func:`harness.gate.paired.ratio_statistics`): a step when the median ratio is beyond
+  (:func:`harness.gate.timing.ratio_statistics`): a step when the median ratio is beyond
   ``time_ratio`` (slower) or below its inverse (faster), the one-sided Wilcoxon signed-rank
   p-value is below ``alpha``, and the bootstrap interval excludes 1. When a run measured
   both commits, only the rows of such runs are compared (their load was shared); otherwise
@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.gate import clocks, p_value
-from harness.gate.paired import PAIRED_TIME_RATIO, ratio_statistics
+from harness.gate.paired import PAIRED_TIME_RATIO
+from harness.gate.timing import direction, ratio_statistics
 from harness.history import cache, git, runs
 from harness.history.git import Commit, HistoryError
 from harness.history.runs import History
@@ -453,13 +454,12 @@ def _time_steps(con, history: History, ids: Ids, time_ratio: float, alpha: float
     ).fetchall()
     steps = []
     for _, *key, old, new in found:
-        median, low, high, slower, faster = ratio_statistics(old, new)
-        if median > time_ratio and slower < alpha and low > 1:
-            p = slower
-        elif median < 1 / time_ratio and faster < alpha and high < 1:
-            p = faster
-        else:
+        statistics = ratio_statistics(old, new)
+        median, low, high, slower, faster = statistics
+        moved = direction(statistics, time_ratio, alpha)
+        if not moved:
             continue
+        p = slower if moved > 0 else faster
         neighbour = _neighbour(history, ids, tuple(key))
         steps.append(
             Step(**neighbour, kind="time", ratio=median, pairs=len(old), low=low, high=high, p=p)

@@ -14,7 +14,6 @@ from pathlib import Path
 import pandas as pd
 
 from harness.report import data
-from harness.tables.stats import literal
 
 
 class ReportError(ValueError):
@@ -37,10 +36,14 @@ def build(
     baseline: Path | None = None,
     time: str = "solve",
     merge: bool = False,
+    only_common: bool = False,
+    compare_time_anyway: bool = False,
 ) -> str:
-    """The page for the results CSVs ``paths`` (and, given one, a baseline CSV); ``time``
-    is the cactus plots' time axis (a key of :data:`harness.report.data.TIMES`); with
-    ``merge``, their rows pooled as one run."""
+    """The page for the results CSVs ``paths`` (and, given one, a baseline CSV, each of
+    ``paths`` judged against it as ``harness check`` judges it, with ``only_common`` and
+    ``compare_time_anyway``); ``time`` is the cactus plots' time axis (a key of
+    :data:`harness.report.data.TIMES`); with ``merge``, their rows pooled as one run."""
+    from harness import gate
     from harness.report import html, plots
 
     sections, toc = [], []
@@ -50,9 +53,20 @@ def build(
         for index, group in enumerate(data.groups(runs)):
             sections.append(html.group_section(index, group, runs, pair, palette, time))
             toc.append((f"dataset-{index}", group.title))
-    if baseline is not None:
-        sections.append(_baseline(baseline, paths, palette))
-        toc.append(("baseline", "Against the baseline"))
+    for index, path in enumerate(paths if baseline is not None else ()):
+        several = len(paths) > 1
+        heading = (
+            f"baseline-{index}" if several else "baseline",
+            f"Against the baseline: {Path(path).name}" if several else "Against the baseline",
+        )
+        verdict = gate.check_files(
+            baseline,
+            Path(path),
+            only_common=only_common,
+            compare_time_anyway=compare_time_anyway,
+        )
+        sections.append(_section(verdict, palette, "baseline against new, per puzzle", heading))
+        toc.append(heading)
     for index, (path, meta) in enumerate(runs.metas):  # runs made with --against REV
         section = _paired(Path(path), meta, f"paired-{index}", palette)
         if section is not None:
@@ -64,28 +78,16 @@ def build(
     return html.page(sections, f"sudoku-harness report: {names}", toc)
 
 
-def _baseline(baseline: Path, paths: Sequence[str | Path], palette) -> str:
-    """The gate's findings (harness.gate, as ``harness check`` runs it) and time ratios."""
-    from harness import gate
-
-    known: dict[str, bool] = dict(gate.deterministic_specs(baseline))
-    for path in paths:
-        known.update(gate.deterministic_specs(Path(path)))
-    with gate.read([baseline, *map(Path, paths)]) as results:
-        con = results.con
-        tables = [f"file_{i}" for i in range(1, len(paths) + 1)]
-        con.execute(f"CREATE TEMP VIEW report_new AS {data.labelled(con, tables, paths)}")
-        verdict = gate.judge(con, "file_0", "report_new", known)
-        pairs = data.old_new(con)
-    return _section(verdict, pairs, palette, "baseline against new, per puzzle", "b")
-
-
-def _section(verdict, pairs: pd.DataFrame, palette, title: str, key: str, heading=None) -> str:
-    """A gate's verdict with its time ratios, the old-new plot (a density at scale, saying
-    so) and the per-puzzle pairs."""
+def _section(verdict, palette, title: str, heading: tuple[str, str]) -> str:
+    """A gate's verdict (:class:`harness.gate.GateResult`) with its notes, the time ratios
+    of the puzzles it judged on time (on the clock that judged each backend, calibrated as
+    the verdict says), the old-new plot (a density at scale, saying so) and the per-puzzle
+    times."""
+    from harness.gate.clocks import NAMES
     from harness.report import html, plots, thin
 
     findings = pd.DataFrame([vars(f) for f in verdict.findings])
+    pairs = verdict.times
     ratios = []
     for (backend, dataset), rows in pairs.groupby(["backend", "dataset"], sort=True):
         ratio, low, high = data.ratio_interval(rows["old"], rows["new"])
@@ -93,48 +95,42 @@ def _section(verdict, pairs: pd.DataFrame, palette, title: str, key: str, headin
             {
                 "backend": backend,
                 "dataset": dataset,
+                "clock": NAMES[rows["clock"].iloc[0]],
                 "pairs": len(rows),
                 "ratio": ratio,
                 "low": low,
                 "high": high,
             }
         )
-    svg = plots.svg(plots.old_new(pairs, title, palette), key)
+    calibrated = (
+        "not calibrated (times as measured)"
+        if verdict.scale is None
+        else f"calibrated (new times divided by x{verdict.scale:.3g}, the runs' calibration)"
+    )
+    svg = plots.svg(plots.old_new(pairs, title, palette), heading[0])
     note = thin.density_note(title, len(pairs), pinned=False) if thin.dense(len(pairs)) else ""
-    listed = data.puzzle_pairs(pairs)
-    extra = {} if heading is None else {"heading": heading}
     return html.baseline_section(
-        verdict.headline, findings, pd.DataFrame(ratios), svg, note, listed, **extra
+        verdict.headline,
+        verdict.notes,
+        findings,
+        pd.DataFrame(ratios),
+        calibrated,
+        svg,
+        note,
+        data.puzzle_pairs(pairs),
+        heading,
     )
 
 
 def _paired(path: Path, meta, anchor: str, palette) -> str | None:
-    """The section of a run made with ``--against``: each SPEC@REV against SPEC, paired
-    (the run's rows as the gate reads them, backends as the run named them)."""
-    from harness import gate
+    """The section of a run made with ``--against``: each SPEC@REV against SPEC, as
+    ``harness check RUN.csv`` judges them (:func:`harness.gate.paired.check_file`)."""
     from harness.gate import paired
 
     pairs = paired.pairs_in(meta)
     if not pairs:
         return None
-    with gate.read([path]) as results:
-        con = results.con
-        held = {b for (b,) in con.execute("SELECT DISTINCT backend FROM file_0").fetchall()}
-        pairs = [p for p in pairs if set(p) <= held]
-        if not pairs:
-            return None
-        verdict = paired.judge_pairs(con, "file_0", pairs, gate.deterministic_in(meta))
-        olds = " UNION ALL ".join(
-            f"SELECT * REPLACE ({literal(n)} AS backend) FROM file_0 WHERE backend = {literal(o)}"
-            for o, n in pairs
-        )
-        news = ", ".join(literal(n) for _, n in pairs)
-        con.execute(f"CREATE TEMP VIEW report_old AS {olds}")
-        con.execute(
-            f"CREATE TEMP VIEW report_new AS SELECT * FROM file_0 WHERE backend IN ({news})"
-        )
-        gate.prepare(con, "report_old", "report_new")
-        rows = data.old_new(con)
+    verdict = paired.check_file(path)
     title = f"old ({pairs[0][0].rpartition('@')[2]}) against new, per puzzle"
     heading = (anchor, f"Old against new ({', '.join(o for o, _ in pairs)})")
-    return _section(verdict, rows, palette, title, anchor, heading)
+    return _section(verdict, palette, title, heading)

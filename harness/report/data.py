@@ -320,28 +320,10 @@ def effort(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return {b: rows.reset_index(drop=True) for b, rows in out.items() if len(rows)}
 
 
-def old_new(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Per (backend, dataset, puzzle) both runs the gate compared
-    (:func:`harness.gate.baseline.prepare`) answered correctly: ``line``, and the ``old``
-    and ``new`` solve times; backends and datasets as categories. Datasets match by file
-    name as the gate matches them."""
-    from harness.gate.baseline import NEW_PUZZLES, answered_pairs
-
-    typed = []
-    for column in ("backend", "dataset"):
-        found = con.execute(f"SELECT DISTINCT {column} FROM {NEW_PUZZLES} ORDER BY 1").fetchall()
-        values = ", ".join(literal(v) for (v,) in found)
-        typed.append(f"CAST({column} AS ENUM({values}))" if found else column)
-    backend, dataset = typed
-    return con.execute(
-        f"SELECT {backend} AS backend, {dataset} AS dataset, line, old, new "
-        f"FROM ({answered_pairs()})"
-    ).df()
-
-
 def puzzle_pairs(pairs: pd.DataFrame, limit: int = 40) -> pd.DataFrame:
-    """From :func:`old_new`'s pairs: per puzzle, old and new ms and their ratio, the
-    ``limit`` largest ratios first (the puzzles a slowdown shows on)."""
+    """From a gate's per-puzzle times (:attr:`harness.gate.GateResult.times`): per puzzle,
+    old and new ms and their ratio, the ``limit`` largest ratios first (the puzzles a
+    slowdown shows on)."""
     table = pairs.assign(
         old_ms=pairs["old"] * 1000, new_ms=pairs["new"] * 1000, ratio=pairs["new"] / pairs["old"]
     )

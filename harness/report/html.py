@@ -250,21 +250,25 @@ def _plots(index, title, frame, timeout, pair, palette, order, time, effort):
 
 def baseline_section(
     overall: str,
+    notes: Sequence[str],
     findings: pd.DataFrame,
     ratios: pd.DataFrame,
+    calibrated: str,
     scatter_svg: str,
     note: str = "",
     puzzles: pd.DataFrame | None = None,
     heading: tuple[str, str] = ("baseline", "Against the baseline"),
 ) -> str:
-    """The gate's verdict per backend, time ratios with their confidence, old vs new per
-    puzzle (plotted, and the largest ratios listed); ``note``: how that plot was thinned,
-    if it was; ``heading`` is (anchor, title)."""
+    """The gate's verdict and its notes, the verdict per backend, time ratios with their
+    confidence (``calibrated`` says whether the new times were divided by the calibration),
+    old vs new per puzzle (plotted, and the largest ratios listed); ``note``: how that plot
+    was thinned, if it was; ``heading`` is (anchor, title)."""
     gate_headers = {c: c for c in ("backend", "dataset", "check", "baseline", "new", "verdict")}
     verdict_headers = {c: c for c in ("backend", "dataset", "verdict", "checks")}
     ratio_headers = {
         "backend": "backend",
         "dataset": "dataset",
+        "clock": "clock",
         "pairs": "puzzles",
         "ratio": "median new/old",
         "low": "95% low",
@@ -285,15 +289,21 @@ def baseline_section(
             f"{table(puzzles, puzzle_headers)}</details>"
         )
     )
+    said = "".join(f"<li>{escape(line)}</li>" for line in notes)
     return (
         f'<section id="{heading[0]}"><h2>{escape(heading[1])}</h2>'
-        '<p class="note">The verdict is harness check\'s (harness.gate). The ratio is the '
-        "median of per-puzzle time ratios with a distribution-free 95% interval.</p>"
+        '<p class="note">The verdict is harness check\'s (harness.gate): the same table, '
+        "figures and exit. Time is judged on the clock that measures each backend's work "
+        "(CPU time in the worker's process, the solver's own clock, else wall time).</p>"
         f'<p class="verdict">harness check: <b>{escape(overall)}</b></p>'
-        f"<h3>Verdict per backend</h3>{table(data.verdicts(findings), verdict_headers)}"
+        + (f"<ul>{said}</ul>" if said else "")
+        + f"<h3>Verdict per backend</h3>{table(data.verdicts(findings), verdict_headers)}"
         f"<details><summary>Every check ({len(findings)})</summary>"
         f"{table(findings, gate_headers)}</details>"
-        f"<h3>Time ratio</h3>{table(ratios, ratio_headers)}"
+        "<h3>Time ratio</h3>"
+        f'<p class="note">Per backend, the median of the per-puzzle ratios on its clock, '
+        f"with a distribution-free 95% interval; {escape(calibrated)}.</p>"
+        f"{table(ratios, ratio_headers)}"
         + (f'<p class="note">{escape(note)}</p>' if note else "")
         + f'<div class="plots"><figure class="oldnew">{scatter_svg}</figure></div>'
         f"{listed}</section>"

@@ -346,16 +346,17 @@ def density_grid(
 
 
 def old_new(pairs: pd.DataFrame, title: str, palette) -> Figure:
-    """Per puzzle and backend, the baseline's time (x) against the new run's (y); with many
+    """Per puzzle and backend, the baseline's time (x) against the new run's (y), on the
+    clock that judged the backend (:attr:`harness.gate.GateResult.times`); with many
     points, one density panel per backend."""
     if thin.dense(len(pairs)):
         panels = {
             str(n): (rows["old"] * 1000, rows["new"] * 1000)
             for n, rows in pairs.groupby("backend", sort=False, observed=True)
         }
-        labels = ("baseline: solve ms (log)", "new: solve ms (log)")
+        labels = ("baseline: ms (log)", "new: ms (log)")
         return density_grid(panels, title, labels, palette, diagonal=True)
-    figure, axes = _axes(title, "baseline: solve ms (log)", "new: solve ms (log)", (6.0, 4.6))
+    figure, axes = _axes(title, "baseline: ms (log)", "new: ms (log)", (6.0, 4.6))
     for name, rows in pairs.groupby("backend", sort=False, observed=True):
         style = {"color": _style(palette, str(name))["color"]}
         axes.scatter(

@@ -376,6 +376,7 @@ def _load(
         )
     except duckdb.Error as exc:
         raise ResultsError(f"{path}: cannot read it as a results CSV: {_reason(exc)}") from None
+    torn = found.torn  # the file's; the table's last row is torn only while found.torn holds
     _refuse_rejects(con, index, path, found)
     if found.torn and found.end > 0:
         con.execute(f"DELETE FROM {table} WHERE rowid = (SELECT max(rowid) FROM {table})")
@@ -390,7 +391,7 @@ def _load(
         con.execute(f"UPDATE {table} SET {c} = {unescaped(name)} WHERE starts_with({c}, chr(39))")
     kinds = [(name, _to_numbers(con, table, name)) for name in extra]
     count = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-    return count, kinds, found.torn
+    return count, kinds, torn
 
 
 def _check_again(
