@@ -74,13 +74,15 @@ def test_a_short_row_is_named_with_its_line_and_count(good: Path) -> None:
 
 
 def test_a_torn_last_line_is_dropped(good: Path, tmp_path: Path) -> None:
-    """A run killed mid-row: its last line (no newline, nodes cut) is not compared."""
+    """A run killed mid-row: its last line (no newline, nodes cut) is not compared, and the
+    run is INCOMPLETE (exit 2)."""
     text = good.read_text()
     torn = write_run(tmp_path / "torn.csv", pd.read_csv(good), 0.001)  # and its metadata
     torn.write_text(text + text.splitlines()[-1][:40])
     with read([torn]) as results:
-        assert [5] == results.counts
-    assert CheckExit.OK == gate.check_files(good, torn).exit_code
+        assert ([5], [True]) == (results.counts, results.torn)
+    verdict = gate.check_files(good, torn)
+    assert (CheckExit.WRONG, True) == (verdict.exit_code, verdict.incomplete)
 
 
 def test_the_same_line_with_another_puzzle_is_another_puzzle(tmp_path: Path) -> None:

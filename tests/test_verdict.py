@@ -21,7 +21,7 @@ from harness.cli.check import fit_markdown
 from harness.exit_codes import CheckExit
 from harness.gate import paired, timing
 from harness.gate.clocks import CPU, OWN, WALL
-from harness.results import companions
+from harness.results import companions, completeness
 from tests.conftest import pattern_puzzle
 from tests.results_file import write_rows
 
@@ -410,3 +410,21 @@ def test_run_check_and_report_give_one_verdict(
         [] if options else [("dlx", "easy.txt", "present", "50 puzzles", "not run", "info")]
     )
     assert "calibrated (new times divided by x" in page.read_text()
+
+
+def test_the_command_that_completes_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--resume --out FILE, from the folder the run started in (its dataset paths are
+    relative to it), standard input given again; none for a run of --against."""
+    monkeypatch.chdir(tmp_path)
+    meta = {
+        "cwd": "/ci/checkout",
+        "backends": [{"spec": "mrv"}],
+        "datasets": [{"path": "-", "puzzles": 5}],
+    }
+    out = Path("new.csv")
+    said = completeness.resume_command(out, meta)
+    assert f"cd /ci/checkout && harness run --resume --out {tmp_path / out} - < PUZZLES" == said
+    meta["cwd"] = str(tmp_path)
+    meta["datasets"] = [{"path": "d.txt", "puzzles": 5}]
+    assert "harness run --resume --out new.csv" == completeness.resume_command(out, meta)
+    assert None is completeness.resume_command(out, {**meta, "against": {"rev": "HEAD"}})

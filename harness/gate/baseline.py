@@ -345,7 +345,7 @@ def judge(
     time_scale: float | None = None,
     only_common: bool = False,
     scope: Collection[str] | None = None,
-    common_because: str = "--only-common",
+    common_note: bool = True,
 ) -> GateResult:
     """Apply rules 1 to 5 to two runs' rows (tables, views or registered frames of
     ``con``); see the module docstring. The views of :func:`prepare` stay in ``con``.
@@ -354,13 +354,13 @@ def judge(
     ``time_scale`` is the new run's calibration over the baseline's: new times are divided
     by it (None: not calibrated). ``scope``, when given, names the backends the new run was
     asked to run: a baseline backend outside it is reported as not run, not as missing.
-    ``common_because`` says why ``only_common`` left rows out.
+    ``common_note``: say how many rows ``only_common`` left out.
     """
     known = deterministic or {}
     result = GateResult(scale=time_scale)
     cut = prepare(con, baseline, new, only_common)
-    if cut:
-        result.notes.append(f"{common_because}: {cut} row(s) not in both runs left out")
+    if cut and common_note:
+        result.notes.append(f"--only-common: {cut} row(s) not in both runs left out")
     old_groups, new_groups = _counts(con, OLD_PUZZLES), _counts(con, NEW_PUZZLES)
     both = old_groups.keys() & new_groups.keys()
     counted = sorted({b for b, _ in both if _is_deterministic(b, known)})
@@ -683,7 +683,7 @@ def check_files(
             scale,
             only_common or stopped,
             _asked(new_meta),
-            "--only-common" if only_common else "INCOMPLETE",
+            common_note=only_common,
         )
     result.incomplete = runs[1].incomplete
     said = [

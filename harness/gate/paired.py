@@ -138,7 +138,7 @@ def judge_pairs(
             tolerance,
             compare_time=False,
             only_common=only_common,
-            common_because="INCOMPLETE",
+            common_note=False,
         )
         result.findings += judged.findings
         result.compared += judged.compared
