@@ -265,12 +265,10 @@ def _checked_config(
     cannot read, or settings the runner refuses, are one line now, not after the run."""
     try:
         config = dataclasses.replace(_config(given, jobs, out, resume), cluster=target)
-        if baseline is not None:  # every row checked, by columns as the gate reads it
-            from harness.results.metadata import read_meta
-            from harness.tables import load
+        if baseline is not None:  # every row and its metadata checked, as the gate reads them
+            from harness.results import engine
 
-            load.read(baseline, {})
-            read_meta(baseline)
+            engine.read([baseline], ["status"], natives=False).close()
         runner.validate(config)
     except SudokuError as exc:
         raise UserError(str(exc)) from None
