@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.results import companions
 from harness.results.calibration import CALIBRATION_WORKLOAD
 from harness.results.schema import BASE_COLUMNS
 
@@ -89,7 +90,7 @@ def write_run(
         "backends": [{"spec": b, "available": True, "deterministic": True} for b in backends],
         **meta,
     }
-    path.with_name(f"{name}.meta.json").write_text(json.dumps(full), encoding="utf-8")
+    companions.meta_path_for(path).write_text(json.dumps(full), encoding="utf-8")
     return path
 
 

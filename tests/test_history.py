@@ -96,7 +96,7 @@ def test_a_faster_commit_is_a_step_and_noise_is_not(tmp_path: Path) -> None:
 def test_a_counter_of_a_backend_that_is_not_deterministic_is_no_step(tmp_path: Path) -> None:
     history_run(tmp_path, "h", 3, {"norvig": norvig_nodes_at_5})
     history_run(tmp_path / "more", "h2", 7, {"norvig": norvig_nodes_at_5})
-    meta = tmp_path / "more" / "h2.meta.json"
+    meta = tmp_path / "more" / "h2.csv.meta.json"
     data = json.loads(meta.read_text())
     for entry in data["backends"]:
         entry["deterministic"] = False
@@ -224,7 +224,10 @@ def test_only_the_backends_asked_for(tmp_path: Path) -> None:
         (lambda p: None, "no run in"),
         (lambda p: (p / "x.csv").write_text("a,b\n1,2\n"), "no run in"),
         (lambda p: write_run(p, "r", [{**ROW, "status": "BOGUS"}], {}), "r.csv:2: status"),
-        (lambda p: (write_run(p, "r", [], {}), (p / "r.meta.json").write_text("[")), "not JSON"),
+        (
+            lambda p: (write_run(p, "r", [], {}), (p / "r.csv.meta.json").write_text("[")),
+            "not JSON",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, make, said: str) -> None:

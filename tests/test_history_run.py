@@ -85,7 +85,7 @@ def test_history_run_measures_each_commit_and_history_reads_it(
         str(puzzles(tmp_path)),
     )
     assert 0 == code, text
-    meta = json.loads(out.with_name("h.meta.json").read_text())
+    meta = json.loads(out.with_name("h.csv.meta.json").read_text())
     assert {f"mrv@{s[:12]}": {"spec": "mrv", "sha": s} for s in shas} == meta["history"]["backends"]
     assert "change 4" == meta["history"]["commits"][shas[4]]["subject"]
     import csv
@@ -109,7 +109,7 @@ def test_history_run_with_steps_keeps_the_ends(
     out = tmp_path / "h.csv"
     args = ["run", f"{shas[0]}..{shas[-1]}", "--steps", "3", "-q", "--out", str(out)]
     assert 0 == invoke(*args, str(puzzles(tmp_path, 2)))[0]
-    meta = json.loads(out.with_name("h.meta.json").read_text())
+    meta = json.loads(out.with_name("h.csv.meta.json").read_text())
     assert [shas[0], shas[2], shas[4]] == list(meta["history"]["commits"])
 
 

@@ -51,7 +51,8 @@ def synthetic_run(path: Path, rows: int = ROWS, backends: int = BACKENDS) -> Pat
                 row % (n, pool[n & 255], st, pool[n & 255], s, s, s * 0.9, s, k, k // 3, k // 4)
                 for n, st, s, k in cells
             )
-    meta = {"limits": {"timeout_s": 1.0}, "command": ["harness", "run"], "backends": []}
+    specs = [{"spec": f"b{b}:opt={b}"} for b in range(backends)]
+    meta = {"limits": {"timeout_s": 1.0}, "command": ["harness", "run"], "backends": specs}
     meta_path_for(path).write_text(json.dumps(meta))
     return path
 

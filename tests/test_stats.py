@@ -141,6 +141,9 @@ def oracle_summary(frame: pd.DataFrame, natives: list[str]) -> dict[tuple, dict[
             "unavailable": int((status == "UNAVAILABLE").sum()),
             "median_ms": answered["solve_s"].median() * 1000,
             "cpu_ms": answered["solve_cpu_s"].median() * 1000,
+            "wall_cpu": _loaded(
+                (answered["solve_s"] / answered["solve_cpu_s"].replace(0, math.nan)).median()
+            ),
             "spread_pct": answered["solve_spread"].median() * 100,
             "min_ms": answered["solve_fastest"].median() * 1000,
             "own_ms": answered["own_solve_s"].median() * 1000,
@@ -266,3 +269,8 @@ def test_stats_give_the_figures_pandas_computes(rows: list[dict[str, Any]]) -> N
     for want, got in zip(oracle_natives(frame, natives, by), native, strict=True):
         assert list(want) == list(got)
         assert {} == differences(want, got)
+
+
+def _loaded(ratio: float) -> float | None:
+    """The summary's wall/cpu: shown above 1.2 only."""
+    return ratio if not missing(ratio) and ratio > 1.2 else None

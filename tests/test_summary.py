@@ -338,3 +338,27 @@ def test_a_run_leaves_pandas_and_numpy_out(tmp_path: Path) -> None:
     )
     assert "\N{MULTIPLICATION SIGN} fastest" in done.stdout
     assert "[]" == done.stdout.strip().splitlines()[-1]
+
+
+def test_wall_over_cpu_shows_a_loaded_backend_only(tmp_path: Path) -> None:
+    """Backend 'a' solved in twice its CPU time (descheduled half the time), 'b' in its CPU
+    time: the summary and the report's ranking show wall/cpu 2 for 'a' alone, and the
+    printed table says what the column means."""
+    rows = [
+        row(line, "SOLVED", 0.02, backend=b, solve_cpu_s=0.01 if b == "a" else 0.02)
+        for line in (1, 2, 3)
+        for b in ("a", "b")
+    ]
+    path = write_rows(tmp_path / "r.csv", rows)
+    with engine.read([path]) as results:
+        table = stats.summary(results.con)
+        ranking = stats.ranking(results.con, stats.per_puzzle(results.con), 1.0)
+    assert {"a": 2.0, "b": None} == by_backend(table, "wall_cpu")
+    assert {"a": 2.0, "b": None} == {r["backend"]: r.get("wall_cpu") for r in ranking[:2]}
+    assert "wall/cpu: wall time over CPU time, shown above 1.2" in render.render(table)
+
+
+def test_no_wall_over_cpu_column_where_no_backend_waited(tmp_path: Path) -> None:
+    rows = [row(line, "SOLVED", 0.02, solve_cpu_s=0.019) for line in (1, 2)]
+    table = summary(tmp_path, *rows)
+    assert ("wall_cpu" not in table[0], "wall/cpu" not in render.render(table)) == (True, True)

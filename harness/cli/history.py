@@ -192,7 +192,7 @@ class Measuring:
             total = runner.total_steps(sum(puzzles.counts.values()), config)
             try:
                 with stop_signals(), Progress(total, quiet=self.quiet) as bar:
-                    result = runner.run(puzzles, config, progress=bar.update)
+                    result = runner.run(puzzles, config, progress=bar)
             except SudokuError as exc:
                 raise UserError(str(exc)) from None
             except OSError as exc:

@@ -265,10 +265,10 @@ def _checked_config(
     cannot read, or settings the runner refuses, are one line now, not after the run."""
     try:
         config = dataclasses.replace(_config(given, jobs, out, resume), cluster=target)
-        if baseline is not None:  # every row checked, as the gate reads it
-            from harness import gate
+        if baseline is not None:  # every row and its metadata checked, as the gate reads them
+            from harness.results import engine
 
-            gate.read([baseline]).close()  # its metadata too
+            engine.read([baseline], ["status"], natives=False).close()
         runner.validate(config)
     except SudokuError as exc:
         raise UserError(str(exc)) from None

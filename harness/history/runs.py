@@ -26,6 +26,7 @@ from typing import Any
 from harness.history import git
 from harness.history.git import Commit, HistoryError
 from harness.results.calibration import calibration_of
+from harness.results.companions import meta_to_read
 from harness.results.engine import run_names
 from harness.results.metadata import read_meta
 from harness.results.schema import ResultsError
@@ -111,7 +112,7 @@ def find_csvs(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
         else:
             raise HistoryError(f"{path}: no such file or folder")
         for csv in listed:
-            if csv.with_name(csv.stem + ".meta.json").is_file():
+            if meta_to_read(csv).is_file():
                 found.append(csv)
             else:
                 bare.append(csv)
@@ -136,7 +137,7 @@ def _history_points(meta: dict[str, Any], path: Path) -> dict[str, Point] | None
         }
     except (KeyError, TypeError, AttributeError):
         raise HistoryError(
-            f"{path.with_name(path.stem + '.meta.json')}: its history entry is not "
+            f"{meta_to_read(path)}: its history entry is not "
             "{backends: {NAME: {spec, sha}}}; fix or remove it"
         ) from None
 

@@ -60,6 +60,7 @@ HEADERS = {
     "mean_ms": "mean ms",
     "max_ms": "max ms",
     "cpu_median_ms": "CPU median ms",
+    "wall_cpu": "wall/CPU",
     "spread_pct": "repeat IQR %",
     "min_ms": "fastest repeat ms",
     "par2_ms": "PAR-2 ms",

@@ -26,9 +26,10 @@ before writing on. A file of nothing but white space has no header and no rows.
 Each file's ``.meta.json`` is read and checked (:func:`harness.results.metadata.read_meta`)
 with it. A run that ended recorded there what its CSV was (:func:`harness.results.provenance
 .csv_digest`); a file that is not that file any more (edited by hand), or whose run did not
-end, has the answers it counts as right checked again by the harness's one checker
-(:mod:`harness.check.checker`): a SOLVED row whose grid the checker refuses is WRONG, and
-:attr:`Results.notes` says so.
+end (``complete`` false), has the answers it counts as right checked again by the
+harness's one checker (:mod:`harness.check.checker`): a SOLVED row whose grid the checker
+refuses is WRONG, and :attr:`Results.notes` says so. A file with no such record and no word
+that its run stopped (an older harness's) is read as it is.
 """
 
 from __future__ import annotations
@@ -397,13 +398,15 @@ def _load(
 def _check_again(
     con: duckdb.DuckDBPyConnection, index: int, path: Path, meta: dict | None, rows: int
 ) -> str | None:
-    """Check again the SOLVED answers of file ``index`` unless its run vouches for it (see
-    the module); a refused one becomes WRONG in the table. A note when any is refused."""
+    """Check again the SOLVED answers of file ``index`` when it is not the file its run
+    recorded, or its run did not end (see the module); a refused one becomes WRONG in the
+    table. A note when any is refused."""
     from harness.check.checker import all_valid, check_solution
     from harness.results.provenance import unchanged
 
-    if unchanged(path, (meta or {}).get("csv_digest")):
-        return None
+    same = unchanged(path, (meta or {}).get("csv_digest"))
+    if same or (same is None and (meta or {}).get("complete") is not False):
+        return None  # vouched for, or nothing says it changed (a run's own, older, file)
     layout_ = layout(path)
     source = _source(path, layout_.header, f"again_{index}")
     if "solution" not in layout_.header:
@@ -503,8 +506,7 @@ def _refuse_rejects(con: duckdb.DuckDBPyConnection, index: int, path: Path, foun
         position, column, kind, message, text = whole[0]
         line = _row_start(path, _line_at(path, position))
         fields = len(next(csv.reader(io.StringIO(text or "")), []))
-        counted = kind == "CAST" or kind.endswith("COLUMNS")  # a whole line, read to a cell
-        if counted and text is not None and fields != len(found.header):  # DuckDB may not say
+        if kind == "CAST" and text and fields != len(found.header):  # DuckDB may not say
             raise ResultsError(
                 f"{path}:{line}: {fields} field(s), the header has {len(found.header)}"
             )

@@ -63,7 +63,10 @@ NOT_NUMBERS = ("run", "dataset", "line", "puzzle", "backend", "repeat", "limit",
 #: The number columns of a result row.
 NUMERIC = (*MEASURE_COLUMNS, *COUNTERS)
 #: Columns left out of a summary where no row has a value (no backend reports it).
-OPTIONAL = ("cpu_ms", "own_ms", "spread_pct", "min_ms")
+OPTIONAL = ("cpu_ms", "wall_cpu", "own_ms", "spread_pct", "min_ms")
+#: A median wall time over CPU time above this, shown: the solver waited for a CPU (a
+#: loaded machine) for a fifth of its time or more. Below it, ``wall_cpu`` is left empty.
+LOADED = 1.2
 #: The name of the virtual best solver's row in :func:`ranking`.
 VBS = "virtual best"
 
@@ -191,6 +194,7 @@ def _statistics(present: Sequence[str]) -> list[str]:
     return [
         f"median({col('solve_s')}) {ans} * 1000 AS median_ms",
         f"median({col('solve_cpu_s')}) {ans} * 1000 AS cpu_ms",
+        f"median({col('solve_s')} / nullif({col('solve_cpu_s')}, 0)) {ans} AS wall_cpu",
         f"median(solve_spread) {ans} * 100 AS spread_pct",
         f"median(solve_fastest) {ans} * 1000 AS min_ms",
         f"median({col('own_solve_s')}) {ans} * 1000 AS own_ms",
@@ -277,7 +281,9 @@ def sort_key(value: object) -> tuple:
 def finish(table: Table, within: Sequence[str]) -> Table:
     """``table`` without the :data:`OPTIONAL` columns no row has, with ``x_fastest`` (the
     row's median over its group's lowest) before ``median_ms``, sorted by speed within each
-    ``within`` group: most checked answers first, then the lowest median."""
+    ``within`` group: most checked answers first, then the lowest median; ``wall_cpu`` only
+    where above :data:`LOADED`."""
+    loaded(table)
     for name in OPTIONAL:
         if all(missing(row.get(name)) for row in table):
             for row in table:
@@ -302,6 +308,15 @@ def finish(table: Table, within: Sequence[str]) -> Table:
         ranked.append(out)
     ranked.sort(key=lambda r: (*group(r), -r["correct"], sort_key(r["median_ms"])))
     return ranked
+
+
+def loaded(table: Table) -> Table:
+    """``table`` with its ``wall_cpu`` left empty where at most :data:`LOADED` (a solver
+    that had its CPU, or one that works on several threads, whose CPU passes its wall)."""
+    for row in table:
+        if not missing(row.get("wall_cpu")) and row["wall_cpu"] <= LOADED:
+            row["wall_cpu"] = None
+    return table
 
 
 def _ratio(value: float | None, base: float | None) -> float | None:
@@ -353,6 +368,9 @@ def ranking(
     if "run" in present:
         ident = "run, " + ident
     cpu = "median(solve_cpu_s) FILTER (WHERE ok) * 1000" if "solve_cpu_s" in present else "NULL"
+    wall_cpu = "NULL"
+    if "solve_cpu_s" in present:
+        wall_cpu = "median(solve_s / nullif(solve_cpu_s, 0)) FILTER (WHERE ok)"
     own = "median(own_solve_s) FILTER (WHERE ok) * 1000" if "own_solve_s" in present else "NULL"
     nodes = "median(nodes) FILTER (WHERE ok)" if "nodes" in present else "NULL"
     guesses = "median(guesses) FILTER (WHERE ok)" if "guesses" in present else "NULL"
@@ -393,7 +411,7 @@ def ranking(
                    avg(solve_s) FILTER (WHERE ok) * 1000 AS mean_ms,
                    max(solve_s) FILTER (WHERE ok) * 1000 AS max_ms,
                    avg(CASE WHEN ok THEN solve_s ELSE 2 * $timeout END) * 1000 AS par2_ms,
-                   {cpu} AS cpu_median_ms, {nodes} AS nodes_median,
+                   {cpu} AS cpu_median_ms, {wall_cpu} AS wall_cpu, {nodes} AS nodes_median,
                    {guesses} AS guesses_median, {own} AS own_ms
             FROM p GROUP BY backend
         )
@@ -420,9 +438,11 @@ def ranking(
             "par2_ms": virtual["_par2"],
         }
     )
-    if all(missing(r.get("own_ms")) for r in table):
-        for r in table:
-            r.pop("own_ms", None)
+    loaded(table)
+    for name in ("own_ms", "wall_cpu"):  # a column no row has
+        if all(missing(r.get(name)) for r in table):
+            for r in table:
+                r.pop(name, None)
     return table
 
 
