@@ -96,12 +96,14 @@ def test_a_counter_past_64_bits_is_a_big_number(tmp_path: Path) -> None:
 
 
 def test_a_torn_last_row_is_no_regression(tmp_path: Path) -> None:
-    """A row torn by a kill mid-write is dropped by check: the run holds against itself."""
+    """A row torn by a kill mid-write is dropped by check, and the run is INCOMPLETE (exit
+    2), not a regression against itself."""
     base = write_run(tmp_path / "base.csv")
     text = base.read_text()
     torn = write_run(tmp_path / "torn.csv", (text + text.splitlines()[1][:120]).encode())
     result = invoke("check", base, torn, "--ignore-time")
-    assert (CheckExit.OK, "") == (result.exit_code, result.stderr)
+    assert (CheckExit.WRONG, "") == (result.exit_code, result.stderr)
+    assert "INCOMPLETE" in result.stdout and "REGRESSION" not in result.stdout
 
 
 def test_a_torn_last_row_is_not_in_the_table(tmp_path: Path) -> None:
