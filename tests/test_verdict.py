@@ -398,7 +398,8 @@ def test_run_check_and_report_give_one_verdict(
         main, ["report", str(new), "--baseline", str(base), *options, "-o", str(page)]
     )
     assert 0 == reported.exit_code, reported.output
-    assert (0, 0) == (ran.exit_code, checked.exit_code), ran.output + checked.output
+    # the same exit (a time verdict may go either way on a busy machine; the two agree)
+    assert ran.exit_code == checked.exit_code in (0, 1), ran.output + checked.output
     shown = checked.output.strip()
     assert shown in ran.output  # the same table, as a terminal shows it
     markdown = table.read_text()
