@@ -443,3 +443,15 @@ def test_a_message_survives_a_run_and_its_resume(
 def stats_rows(path: Path) -> list[dict[str, Any]]:
     with engine.read([path]) as results:
         return stats.summary(results.con)
+
+
+def test_each_database_spills_to_a_folder_of_its_own_removed_at_close(tmp_path: Path) -> None:
+    """Two databases open at once never share a spill folder (DuckDB names its spill files
+    alike), and closing one removes its folder."""
+    first, second = engine.connect(), engine.connect()
+    setting = "SELECT current_setting('temp_directory')"
+    folders = [Path(con.execute(setting).fetchone()[0]) for con in (first, second)]
+    second.close()
+    folders[0].mkdir()  # as DuckDB makes it when it spills
+    engine.Results(first, [], []).close()
+    assert (True, False) == (folders[0] != folders[1], folders[0].exists())

@@ -119,4 +119,4 @@ def test_the_printed_table_fits_100_columns_and_names_the_spread(tmp_path: Path)
     header = result.output.splitlines()[0].split(",")
     assert (True, 3) == (widest <= 100, len(headers))
     at = header.index("median_ms")
-    assert ["median_ms", "cpu_ms", "spread_pct", "min_ms"] == header[at : at + 4]
+    assert ["median_ms", "cpu_ms", "wall_cpu", "spread_pct", "min_ms"] == header[at : at + 5]

@@ -36,9 +36,11 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 import os
 import re
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -208,16 +210,26 @@ def _rows_end(handle, size: int, block: int = 1 << 16) -> int:
 
 
 def connect() -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB database, its memory bounded (it spills to a temporary folder)."""
+    """An in-memory DuckDB database, its memory bounded (it spills to :func:`spill_folder`)."""
     import duckdb
 
     con = duckdb.connect(config={"threads": max(1, min(os.cpu_count() or 1, 4))})
     con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
     con.execute("SET enable_progress_bar = false")
     con.execute(
-        f"SET temp_directory = {_quoted(str(Path(tempfile.gettempdir()) / 'harness-duckdb'))}"
+        f"SET temp_directory = {_quoted(str(spill_folder()))}"
     )
     return con
+
+
+def spill_folder() -> Path:
+    """Where a new database spills what passes its memory limit: a folder of its own (made by
+    DuckDB only when it spills; removed by :meth:`Results.close`)."""
+    return Path(tempfile.gettempdir()) / f"harness-duckdb-{os.getpid()}-{next(_DATABASES)}"
+
+
+#: Counts the databases this process opened, to name their spill folders apart.
+_DATABASES = itertools.count()
 
 
 def run_names(paths: Sequence[str | Path]) -> list[str]:
@@ -257,7 +269,9 @@ class Results:
         return records(self.con.execute(query, params))
 
     def close(self) -> None:
+        folder = self.con.execute("SELECT current_setting('temp_directory')").fetchone()[0]
         self.con.close()
+        shutil.rmtree(folder, ignore_errors=True)
 
     def __enter__(self) -> Results:
         return self

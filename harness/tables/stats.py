@@ -220,13 +220,7 @@ def summary(
     (default :func:`grouping`, led by ``run`` when several runs are kept apart)."""
     puzzles = per_puzzle(con, source, merge)
     present = columns_of(con, puzzles)
-    by = list(grouping(con, source) if by is None else by)
-    if (
-        "run" in present
-        and not merge
-        and _count(con, f"SELECT count(DISTINCT run) FROM {source}") > 1
-    ):
-        by = ["run", *by]
+    by = _groups(con, source, present, by, merge)
     others = [k for k in by if k != "backend"]
     counts = [
         f"count(*) FILTER (WHERE status = {literal(Status.SOLVED.value)}) AS solved",
@@ -248,6 +242,22 @@ def summary(
     """
     table = rows(con.execute(query))
     return finish(table, others)
+
+
+def _groups(
+    con: duckdb.DuckDBPyConnection,
+    source: str,
+    present: Sequence[str],
+    by: Sequence[str] | None,
+    merge: bool,
+) -> list[str]:
+    """The columns a table groups by: ``by`` (default :func:`grouping`), led by ``run`` when
+    ``source`` holds several runs kept apart."""
+    keys = list(grouping(con, source) if by is None else by)
+    several = (
+        _count(con, f"SELECT count(DISTINCT run) FROM {source}") > 1 if "run" in present else False
+    )
+    return ["run", *keys] if several and not merge else keys
 
 
 def _planned(con: duckdb.DuckDBPyConnection, puzzles: str, others: Sequence[str]) -> str:
@@ -341,13 +351,7 @@ def native_summary(
     native = [c for c in numbers(con, puzzles) if c not in BASE_COLUMNS]
     if not native:
         return []
-    by = list(grouping(con, source) if by is None else by)
-    if (
-        "run" in present
-        and not merge
-        and _count(con, f"SELECT count(DISTINCT run) FROM {source}") > 1
-    ):
-        by = ["run", *by]
+    by = _groups(con, source, present, by, merge)
     keys = ", ".join(map(q, by))
     medians = ", ".join(f"median({q(c)}) FILTER (WHERE {ANSWERED_SQL}) AS {q(c)}" for c in native)
     known = " AND ".join(f"{q(k)} IS NOT NULL" for k in by)
