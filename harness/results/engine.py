@@ -216,9 +216,7 @@ def connect() -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(config={"threads": max(1, min(os.cpu_count() or 1, 4))})
     con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
     con.execute("SET enable_progress_bar = false")
-    con.execute(
-        f"SET temp_directory = {_quoted(str(spill_folder()))}"
-    )
+    con.execute(f"SET temp_directory = {_quoted(str(spill_folder()))}")
     return con
 
 
