@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import json
 import os
 import platform
 import random
@@ -56,6 +57,7 @@ from harness.results.companions import (  # noqa: E402
     meta_to_read,
     older_meta_path_for,
 )
+from harness.results.provenance import csv_digest  # noqa: E402
 
 SHIPPED = [
     ROOT / "datasets" / "hard95.txt",
@@ -260,7 +262,7 @@ def reading_csv(folder: Path, seed: int, copies: int) -> Path:
         command = [*harness(ROOT), "run", "-q", "-b", "bitmask", "-b", "norvig", "--jobs", "2"]
         subprocess.run([*command, "--out", str(run), str(data)], check=True, capture_output=True)
     out = folder / f"rows-{copies * 200_000}.csv"
-    if out.exists():
+    if out.exists() and meta_path_for(out).exists():
         return out
     with run.open(newline="") as source:
         header, *rows = source.read().split("\r\n")
@@ -271,9 +273,11 @@ def reading_csv(folder: Path, seed: int, copies: int) -> Path:
             for row in rows:
                 dataset, line, rest = row.split(",", 2)
                 target.write(f"{dataset},{int(line) + k * 100_000},{rest}\r\n")
-    meta = meta_to_read(run).read_bytes()
+    meta = json.loads(meta_to_read(run).read_bytes())
+    # the file is this run's rows, copied: its record of the CSV is of this file
+    meta.update(csv=str(out), csv_digest=csv_digest(out))
     for name in (meta_path_for(out), older_meta_path_for(out)):  # an --against checkout's too
-        name.write_bytes(meta)
+        name.write_text(json.dumps(meta), encoding="utf-8")
     return out
 
 

@@ -11,7 +11,8 @@ measures the backend's work, as against a baseline (:mod:`harness.gate.timing`),
 per-puzzle ratios new / old of the median time over repeats:
 
 - a one-sided Wilcoxon signed-rank test on their logarithms (is new slower?), ``p``;
-- a bootstrap interval for their median (puzzles resampled, seeded, so a verdict repeats);
+- a distribution-free confidence interval for their median (order statistics at binomial
+  ranks: the same rows give the same verdict);
 - REGRESSION when the median ratio exceeds ``time_ratio`` (default
   :data:`PAIRED_TIME_RATIO`), ``p < alpha`` and the whole interval lies above 1;
   "improved" for the mirror image; "ok" otherwise.
@@ -64,12 +65,12 @@ def pairs_in(meta: dict | None) -> list[tuple[str, str]]:
     return [(str(old), str(new)) for old, new in against["pairs"].items()]
 
 
-def time_rule(time_ratio: float, alpha: float, seed: int = 0) -> timing.Rule:
+def time_rule(time_ratio: float, alpha: float) -> timing.Rule:
     """The time rule of a pair on one dataset, from the times (old, new) of the puzzles
     both answered: the old median (ms), the new one with the ratio's statistics, the verdict."""
 
     def rule(old: np.ndarray, new: np.ndarray) -> tuple[str, str, str]:
-        statistics = ratio_statistics(old, new, seed)
+        statistics = ratio_statistics(old, new)
         median, low, high, slower, _ = statistics
         verdict = {1: "REGRESSION", -1: "improved", 0: "ok"}[
             timing.direction(statistics, time_ratio, alpha)
@@ -153,7 +154,7 @@ def judge_pairs(
     result.notes.append(f"paired in one run, old -> new: {listed}")
     if compare_time:
         result.notes.append(
-            f"time: per-puzzle ratios new/old, median [95% bootstrap interval]; a regression "
+            f"time: per-puzzle ratios new/old, median [95% interval]; a regression "
             f"is above x{time_ratio:g}, interval above 1, one-sided Wilcoxon p < {alpha:g}"
         )
     return result

@@ -13,7 +13,7 @@ runs hold them for every puzzle.
 itself, and grows as the scheduler gives that CPU to other work (for a solver on several
 threads, its CPU over wall falls instead). Each puzzle gives the ratio of the two runs'
 wall/CPU; the load changed when their median moved by more than :data:`LOAD_CHANGE`
-either way and beyond the noise of the puzzles: the bootstrap interval of that median
+either way and beyond the noise of the puzzles: the confidence interval of that median
 excludes 1 and a one-sided Wilcoxon test on their logarithms gives p < alpha
 (:func:`ratio_statistics`, :func:`direction`). The 10 % keeps out the few per cent two
 quiet runs may differ by (significant over many puzzles, meaningless), and a load change
@@ -39,10 +39,6 @@ from harness.gate.clocks import CPU, OWN, WALL, in_process, judging_clock
 
 #: A load change moves the median per-puzzle ratio of wall/CPU by more than this factor.
 LOAD_CHANGE = 1.10
-#: Bootstrap resamples for the interval on a median ratio.
-RESAMPLES = 2000
-#: About the most values the resamples hold at once.
-RESAMPLE_CELLS = 1 << 22
 #: Fewer pairs than this: no test is significant.
 MIN_PAIRS = 5
 #: The clocks as a time check names them.
@@ -106,19 +102,18 @@ def median_of_ratios(old: Sequence[float], new: Sequence[float]) -> float:
 
 
 def ratio_statistics(
-    old: Sequence[float], new: Sequence[float], seed: int = 0, confidence: float = 0.95
+    old: Sequence[float], new: Sequence[float], confidence: float = 0.95
 ) -> tuple[float, float, float, float, float]:
-    """For per-puzzle values: the median ratio new / old, its bootstrap interval (low,
-    high), and the one-sided Wilcoxon p-values that new is larger, and that it is smaller."""
+    """For per-puzzle values: the median ratio new / old, its confidence interval (low,
+    high; :func:`median_interval`), and the one-sided Wilcoxon p-values that new is larger,
+    and that it is smaller."""
     from scipy.stats import wilcoxon  # a second's import: only when there is a test to run
 
     ratios = _ratios(old, new)
     if not len(ratios):
         return math.nan, math.nan, math.nan, 1.0, 1.0
     median = median_of_ratios(old, new)
-    medians = _bootstrap_medians(ratios, seed)
-    tail = (1 - confidence) / 2 * 100
-    low, high = (float(x) for x in np.percentile(medians, [tail, 100 - tail]))
+    low, high = median_interval(ratios, confidence)
     logs = np.log(ratios)
     if len(ratios) < MIN_PAIRS or not logs.any():
         return median, low, high, 1.0, 1.0
@@ -127,18 +122,20 @@ def ratio_statistics(
     return median, low, high, larger, smaller
 
 
-def _bootstrap_medians(ratios: np.ndarray, seed: int) -> np.ndarray:
-    """The medians of :data:`RESAMPLES` resamples of ``ratios``, drawn a few resamples at a
-    time so memory stays near :data:`RESAMPLE_CELLS` values however many puzzles there are
-    (an even number of resamples a step: the draws are those of one call for all of them)."""
-    rng = np.random.default_rng(seed)
-    n = len(ratios)
-    step = max(2, RESAMPLE_CELLS // n // 2 * 2)
-    medians = []
-    for start in range(0, RESAMPLES, step):
-        picks = rng.integers(0, n, size=(min(step, RESAMPLES - start), n))
-        medians.append(np.median(ratios[picks], axis=1))
-    return np.concatenate(medians)
+def median_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
+    """A distribution-free confidence interval for the median of ``values``: the order
+    statistics at the binomial ranks around it (exact coverage of at least ``confidence``
+    for any continuous distribution; no resampling, so the same values give the same
+    interval). NaN for too few values to hold one."""
+    from scipy.stats import binom
+
+    ordered = np.asarray(values, dtype=float)
+    n = len(ordered)
+    k = int(binom.ppf((1 - confidence) / 2, n, 0.5)) if n else 0  # [x_(k), x_(n-k+1)]
+    if k < 1 or n - k < k - 1:
+        return math.nan, math.nan
+    ordered = np.partition(ordered, [k - 1, n - k])
+    return float(ordered[k - 1]), float(ordered[n - k])
 
 
 def direction(statistics: tuple[float, ...], limit: float, alpha: float) -> int:

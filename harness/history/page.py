@@ -139,7 +139,7 @@ def build(trends: Trends, time_ratio: float, alpha: float) -> str:
         '<section id="steps"><h2>Steps, newest first</h2>',
         f'<p class="note">A time step: between a commit and the one before it, on the puzzles '
         f"both answered, the median per-puzzle ratio beyond x{time_ratio:g} (or below its "
-        f"inverse), a one-sided Wilcoxon signed-rank p below {alpha:g} and a 95% bootstrap "
+        f"inverse), a one-sided Wilcoxon signed-rank p below {alpha:g} and a 95% confidence "
         "interval that excludes 1. A counter step: any puzzle's count of a deterministic "
         "backend differs. Times are the clock that judges each backend (CPU time for "
         "solvers in the worker's process).</p>",

@@ -332,19 +332,14 @@ def puzzle_pairs(pairs: pd.DataFrame, limit: int = 40) -> pd.DataFrame:
 
 
 def ratio_interval(old: pd.Series, new: pd.Series, confidence: float = 0.95):
-    """The median of the per-puzzle ratios new / old, with a distribution-free confidence
-    interval for it (order statistics of the sorted ratios, binomial ranks)."""
-    from scipy.stats import binom
+    """The median of the per-puzzle ratios new / old, with its confidence interval
+    (:func:`harness.gate.timing.median_interval`)."""
+    from harness.gate.timing import median_interval
 
-    ratios = (new / old).replace([math.inf, -math.inf], math.nan).dropna().sort_values()
-    n = len(ratios)
-    if n == 0:
+    ratios = (new / old).replace([math.inf, -math.inf], math.nan).dropna().to_numpy()
+    if not len(ratios):
         return math.nan, math.nan, math.nan
-    values = ratios.to_numpy()
-    k = int(binom.ppf((1 - confidence) / 2, n, 0.5))  # the interval is [x_(k), x_(n-k+1)]
-    if k < 1 or n - k < k - 1:
-        return float(ratios.median()), math.nan, math.nan  # too few puzzles for an interval
-    return float(ratios.median()), float(values[k - 1]), float(values[n - k])
+    return (float(np.median(ratios)), *median_interval(ratios, confidence))
 
 
 #: The gate's verdicts, worst first: a backend x dataset takes the worst of its checks.
