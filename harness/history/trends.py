@@ -19,7 +19,7 @@ same dataset, on the puzzles both answered:
 - *time*: the per-puzzle ratios new / old, judged as the paired gate judges them
   (:func:`harness.gate.timing.ratio_statistics`): a step when the median ratio is beyond
   ``time_ratio`` (slower) or below its inverse (faster), the one-sided Wilcoxon signed-rank
-  p-value is below ``alpha``, and the confidence interval of the median excludes 1. When a run measured
+  p-value is below ``alpha``, and the median's confidence interval excludes 1. When a run measured
   both commits, only the rows of such runs are compared (their load was shared); otherwise
   the commits' rows from different runs are, calibrated, and the step says so (``apart``);
 - *a counter* (``nodes``, ``guesses``, ``backtracks``, a native count) of a deterministic
