@@ -65,8 +65,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
 STATUSES = tuple(s.value for s in Status)
-#: The longest line read (a 300 KB message is read; a longer line is not a results CSV).
-MAX_LINE = 1 << 24
+#: The longest line read, 4 MiB (a 300 KB message is read; a longer line is not a results
+#: CSV). DuckDB reads in buffers of 16 lines this long: a longer limit costs memory.
+MAX_LINE = 1 << 22
 #: Columns never empty; columns that are empty or a whole number.
 TEXT_KEYS = ("dataset", "puzzle", "backend")
 WHOLE_OR_EMPTY = ("size", "givens", "jobs", "solutions")
