@@ -1,7 +1,6 @@
 """The regression gate: does a new run hold against a baseline?
 
 - :mod:`.baseline`: two results CSVs compared, backend x dataset: answers, counters, time;
-- :mod:`.conditions`: whether two runs were measured in the same conditions (load);
 - :mod:`.paired`: two backends of one run, old against new (``harness run --against``,
   ``harness check --pair``).
 

@@ -631,10 +631,6 @@ def check_files(
             scope,
         )
     result.notes[:0] = notes
-    if compare_time:  # load the runs did not share: time INCONCLUSIVE (harness.gate.conditions)
-        from harness.gate import conditions
-
-        conditions.judge(result, old_meta, new_meta, scale)
     return result
 
 
