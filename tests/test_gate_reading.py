@@ -3,15 +3,19 @@ names and the verdicts it gives."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 
 from harness import gate
+from harness.cli import main
 from harness.exit_codes import CheckExit
 from harness.gate.baseline import read
-from harness.results import ResultsError
+from harness.results import ResultsError, provenance
+from tests.conftest import pattern_puzzle
 from tests.test_gate import base_times, frame, write_run
 
 
@@ -93,3 +97,39 @@ def test_the_same_line_with_another_puzzle_is_another_puzzle(tmp_path: Path) -> 
     verdict = gate.compare(old, new, {"mrv": True})
     nodes = [f for f in verdict.findings if f.check == "nodes"]
     assert [("total 40", "ok")] == [(f.baseline, f.verdict) for f in nodes]
+
+
+def _probed(path: Path, wall_ms: float, sliced: float, queue: int) -> None:
+    """Add to ``path``'s metadata the summary of a load probe, as older runs recorded it."""
+    meta_path = provenance.meta_path_for(path)
+    meta = json.loads(meta_path.read_text())
+    spread = {"min": wall_ms, "q1": wall_ms, "median": wall_ms, "q3": wall_ms, "max": wall_ms}
+    meta["conditions"] = {
+        "workload": "9-queens by bit operations",
+        "every_s": 2.0,
+        "samples": 20,
+        "usable_cpus": 2,
+        "wall_ms": spread,
+        "cpu_ms": {**spread, "median": 4.3},
+        "cpu_share": {"min": 0.5, "q1": 0.5, "median": 4.3 / wall_ms, "q3": 1.0, "max": 1.0},
+        "sliced": sliced,
+        "run_queue": {"median": queue, "max": queue},
+    }
+    meta_path.write_text(json.dumps(meta))
+
+
+def test_a_load_probe_in_older_metadata_is_read_and_decides_nothing(tmp_path: Path) -> None:
+    """Runs whose metadata hold a load probe's summary (the baseline's quiet, the new run's
+    busy) are read as any other; a new run 1.8x slower in wall and CPU time alike is a
+    REGRESSION, whatever the probe said."""
+    times = [0.01 + k * 1e-4 for k in range(30)]
+    old, new = tmp_path / "old.csv", tmp_path / "new.csv"
+    slower = [t * 1.8 for t in times]
+    grid = {"puzzle": pattern_puzzle(3).to_string(), "solution": pattern_puzzle(3, 0).to_string()}
+    write_run(old, frame(times, [10] * 30).assign(solve_cpu_s=times, **grid), 0.001)
+    write_run(new, frame(slower, [10] * 30).assign(solve_cpu_s=slower, **grid), 0.001)
+    _probed(old, 4.3, 0.0, 1)
+    _probed(new, 9.3, 0.9, 6)
+    result = CliRunner().invoke(main, ["check", str(old), str(new)])
+    assert (CheckExit.REGRESSION, True) == (result.exit_code, "**REGRESSION**" in result.output)
+    assert "INCONCLUSIVE" not in result.output

@@ -37,7 +37,6 @@ from harness.results import (
     RowWriter,
     columns_for,
     companions,
-    conditions,
     engine,
     exclusive,
     metadata,
@@ -163,9 +162,8 @@ def run(
         if config.cluster is None:  # a cluster run's is written once its hosts are known
             provenance.write_json(provenance.meta_path_for(config.out), meta)
         began = time.perf_counter()
-        with conditions.recording() as measured, executor(config, meta) as pool:
+        with executor(config, meta) as pool:
             result = _solve_all(puzzles, config, existing, progress, pool, lock)  # type: ignore[arg-type]
-            meta["conditions"] = measured()
         if time.perf_counter() - began >= CALIBRATE_END_AFTER_S:
             meta["calibration"]["end_s"] = calibrate()
         meta.update(

@@ -2,13 +2,13 @@
 
 Set-up: its own session (the parent kills the whole process group); none of the parent's
 files (its CSV, its lock, the puzzles, other workers' pipes: every descriptor the parent had
-when it started the worker is closed, but the worker's own two pipe ends and the conditions
-file it appends samples to); standard input from ``/dev/null`` and standard output and error
-to the run's log (through a pipe the parent reads, up to a cap: see
-:mod:`harness.run.worker.output`), never to the harness's terminal nor to a channel the parent
-parses; a subreaper for whatever its backend starts (so a grandchild that leaves in a new
-session is still the worker's descendant for the parent to kill), killed with all of them
-when the harness ends, even by SIGKILL (:mod:`harness.run.worker.reaper`).
+when it started the worker is closed, but the worker's own two pipe ends); standard input
+from ``/dev/null`` and standard output and error to the run's log (through a pipe the parent
+reads, up to a cap: see :mod:`harness.run.worker.output`), never to the harness's terminal
+nor to a channel the parent parses; a subreaper for whatever its backend starts (so a
+grandchild that leaves in a new session is still the worker's descendant for the parent to
+kill), killed with all of them when the harness ends, even by SIGKILL
+(:mod:`harness.run.worker.reaper`).
 
 A solver that forks a copy of the worker (a ``lib:`` library calling ``fork()``): the copy
 leaves at once, before it can read a task or answer one, and the solve that forked is ERROR
@@ -27,7 +27,6 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from backends.base import Status
-from harness.results import conditions
 from harness.run.worker import reaper, trees
 from harness.run.worker.measure import WorkerState, measure, perf_counter, warm_up
 from harness.run.worker.wire import Outcome, Ready, Warming, WireTask, readable, send
@@ -85,7 +84,7 @@ def _set_up(
     descriptors, dying with the harness, its own signals."""
     os.setsid()  # own process group, so the parent can kill everything it starts
     _standard_streams(output)
-    keep = {tasks.fileno(), results, 0, 1, 2, conditions._sink}  # conditions: its samples file
+    keep = {tasks.fileno(), results, 0, 1, 2}
     for fd in set(inherited) - keep:  # the parent's files and the other workers' pipes
         with contextlib.suppress(OSError):
             os.close(fd)
@@ -177,11 +176,8 @@ def _is_copy(pid: int) -> bool:
 def _serve(tasks: Connection, results: int, clock: Any) -> None:
     """Answer batches of tasks until None. Answers go back in batches (see
     :mod:`harness.run.worker.wire`): what is done is sent when :data:`FLUSH_S` has passed
-    since the last batch, before a warm-up, and before the worker waits for tasks. Between
-    tasks, every few seconds, the run's conditions are sampled
-    (:mod:`harness.results.conditions`)."""
+    since the last batch, before a warm-up, and before the worker waits for tasks."""
     measure_task, warm = trees.entry_points(measure, warm_up)  # SPEC@REV: another tree's
-    probe, probe_due = conditions.sampler(), 0.0
     state = WorkerState()
     children = Children()
     done: list[Any] = []  # answers not yet sent
@@ -207,8 +203,6 @@ def _serve(tasks: Connection, results: int, clock: Any) -> None:
             clock[0] = started
             done.append(_answer_task(wire, state, measure_task, children))
             now = perf_counter()
-            if now >= probe_due:
-                probe_due = probe(now)
             if now - sent_at >= FLUSH_S:
                 send(results, done)
                 done, sent_at = [], now
