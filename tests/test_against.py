@@ -41,6 +41,31 @@ MrvBackend.solve = _more
 """
 
 
+#: Appended to mrv.py: each solve says which process measured it, as native statistics:
+#: its pid, its parent's, and whether the harness's command line is loaded in it (as in a
+#: worker, a fork of the harness).
+WHO_MEASURED = """
+
+import os as _os
+import sys as _sys
+
+_measured_solve = MrvBackend.solve
+MrvBackend.native_counters = ("pid", "parent_pid", "harness_loaded")
+
+
+def _who(self, encoded, limit=1, time_limit=None):
+    import dataclasses
+
+    result = _measured_solve(self, encoded, limit, time_limit)
+    loaded = int("harness.cli" in _sys.modules)
+    native = {"pid": _os.getpid(), "parent_pid": _os.getppid(), "harness_loaded": loaded}
+    return dataclasses.replace(result, native=native)
+
+
+MrvBackend.solve = _who
+"""
+
+
 def git(repo: Path, *args: str) -> str:
     env = {
         **os.environ,
@@ -167,6 +192,38 @@ def test_a_file_in_place_of_the_cached_tree_is_replaced(
         (elsewhere / "keep").read_text(),
     )
     assert not again.is_symlink() and (again / "backends" / "mrv.py").is_file()
+
+
+def test_both_sides_are_measured_alike_in_fresh_processes_old_and_new_first_in_turn(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--against HEAD, the checkout and HEAD both with an mrv that names the process that
+    measured each solve: every solve of both sides was measured in a process the worker
+    started (never in the worker, a fork of the harness), the checkout's from the
+    checkout's tree; each side in processes of its own, replaced as the run goes on; and
+    each puzzle's two solves ran one right after the other, old first and new first in
+    turn."""
+    with open(repo / "backends" / "mrv.py", "a") as f:
+        f.write(WHO_MEASURED)
+    git(repo, "commit", "-qam", "who measured")
+    monkeypatch.setattr(against, "CURRENT", repo)
+    monkeypatch.setattr(trees, "LIFETIME_S", 0.0)  # a fresh process for every solve
+    run(tmp_path, "-b", "mrv", "--against", "HEAD")
+    rows = read_rows(tmp_path / "run.csv")[1]
+    sides = {b: [r for r in rows if r["backend"] == b] for b in ("mrv@HEAD", "mrv")}
+    pids = {b: {r["pid"] for r in side} for b, side in sides.items()}
+    assert [6, 6] == [len(side) for side in sides.values()]
+    assert {"0"} == {r["harness_loaded"] for r in rows}
+    assert str(os.getpid()) not in {r["parent_pid"] for r in rows}
+    assert 1 == len({r["parent_pid"] for r in rows})  # the one worker started them all
+    assert (True, True, set()) == (
+        len(pids["mrv"]) > 1,
+        len(pids["mrv@HEAD"]) > 1,
+        pids["mrv"] & pids["mrv@HEAD"],
+    )
+    firsts = [rows[k]["backend"] for k in range(0, len(rows), 2)]
+    assert [r["line"] for r in rows[::2]] == [r["line"] for r in rows[1::2]]
+    assert ["mrv@HEAD", "mrv"] * 3 == firsts
 
 
 def test_a_run_of_against_cannot_be_resumed(repo: Path, tmp_path: Path) -> None:

@@ -2,11 +2,13 @@
 
 The project's tree at REV is checked out once, detached, in a cached git worktree
 (:func:`worktree`: ``$XDG_CACHE_HOME/sudoku-harness/worktrees/<full sha>``, reused by later
-runs). Each backend ``SPEC`` asked for gets a twin, ``SPEC@REV`` (REV as the user typed it),
-whose solves the workers run with that tree's ``backends``
-(:mod:`harness.run.worker.trees`). The twin is one more backend in the run's plan, so the
-runner's per-puzzle shuffled order interleaves old and new solves and load falls on both
-alike; :mod:`harness.gate.paired` then judges each pair inside the run.
+runs). Each backend ``SPEC`` asked for gets a twin, ``SPEC@REV`` (REV as the user typed it).
+Both sides of the pair are measured the same way (:mod:`harness.run.worker.trees`): each in
+a fresh interpreter a worker starts, ``SPEC@REV`` with the ``backends`` of the tree at REV,
+``SPEC`` with those of :data:`CURRENT`, warmed up and timed by the same code. The plan runs
+the two one right after the other, old first and new first in turn
+(:func:`harness.run.plan.plan`), so load falls on both alike; :mod:`harness.gate.paired`
+then judges each pair inside the run.
 
 Everything that can fail is checked before the first solve: a REV git does not know, a tree
 at REV without ``backends`` or without one of the backends asked for; each is one line.
@@ -25,12 +27,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import backends
 from backends.errors import SudokuError
 from harness.results import provenance
 from harness.run.config import BackendChoice, RunConfig
 from harness.run.worker import trees
 from harness.run.worker.handle import WARMUP_TIMEOUT_S
 from harness.run.worker.wire import Malformed
+
+#: The tree whose ``backends`` this harness imports: the new side of every pair runs from it.
+CURRENT = Path(backends.__file__).resolve().parents[1]
 
 
 class AgainstError(SudokuError):
@@ -183,8 +189,10 @@ def prepare(
     choices: list[BackendChoice], rev: str, timeout: float | None = None
 ) -> tuple[list[BackendChoice], Against]:
     """The run's backends with each available one's twin at ``rev`` after them, and what
-    the run compares against; the twins are routed to the tree's processes. The tree is
-    checked first (:func:`check_tree`, the run's ``timeout`` giving its limit)."""
+    the run compares against. Each twin is routed to the processes of the tree at ``rev``,
+    each backend it pairs with to those of :data:`CURRENT`, so both sides are measured
+    alike. The tree is checked first (:func:`check_tree`, the run's ``timeout`` giving its
+    limit)."""
     repo = repository()
     sha = resolve(repo, rev)
     tree = worktree(repo, sha)
@@ -193,6 +201,7 @@ def prepare(
     twins = [BackendChoice(f"{c.spec}@{rev}", c.cls, None) for c in runnable]
     for choice, twin in zip(runnable, twins, strict=True):
         trees.route(twin.spec, choice.spec, tree)
+        trees.route(choice.spec, choice.spec, CURRENT)
     pairs = {twin.spec: choice.spec for choice, twin in zip(runnable, twins, strict=True)}
     return [*choices, *twins], Against(rev, sha, tree, pairs)
 

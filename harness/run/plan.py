@@ -35,25 +35,42 @@ def base_row(record: PuzzleRecord, spec: str, repeat: int, config: RunConfig) ->
 def plan(
     records: Iterable[PuzzleRecord], config: RunConfig
 ) -> Iterator[tuple[PuzzleRecord, str, int, bool]]:
-    """Every (record, backend spec, repeat, is_warmup) in run order."""
+    """Every (record, backend spec, repeat, is_warmup) in run order.
+
+    For each puzzle and repeat the backends run in an order shuffled with the seed. The two
+    sides of a pair (``SPEC@REV`` and ``SPEC`` of a run ``--against REV``) are one place in
+    that order and run one right after the other: the old side first on one puzzle and
+    repeat, the new side first on the next, so that neither always runs first."""
     rng = random.Random(config.seed)
-    runnable: dict[int, list[str]] = {}  # grid side -> the specs that can run it
+    pairs = {new: old for old, new in (config.against or {}).get("pairs", {}).items()}
+    turns: dict[tuple[str, ...], int] = {}  # a pair -> how often it has run so far
+    runnable: dict[int, list[tuple[str, ...]]] = {}  # grid side -> places of the specs it runs
     for record in records:
         n = record.puzzle.n
-        specs = runnable.get(n)
-        if specs is None:
-            specs = runnable[n] = [
-                c.spec for c in config.backends if unsupported_reason(c, record) is None
-            ]
+        units = runnable.get(n)
+        if units is None:
+            specs = [c.spec for c in config.backends if unsupported_reason(c, record) is None]
+            units = runnable[n] = _units(specs, pairs)
         if config.repeat > 1:
-            yield from ((record, spec, -1, True) for spec in specs)
+            yield from ((record, spec, -1, True) for unit in units for spec in unit)
         for repeat in range(config.repeat):
-            shuffled = specs
-            if len(specs) > 1:  # shuffling one spec would draw no random number either
-                shuffled = list(specs)
+            shuffled = units
+            if len(units) > 1:  # shuffling one unit would draw no random number either
+                shuffled = list(units)
                 rng.shuffle(shuffled)
-            for spec in shuffled:
-                yield record, spec, repeat, False
+            for unit in shuffled:
+                if len(unit) == 2:  # a pair: old first, then new first, in turn
+                    turn = turns[unit] = turns.get(unit, -1) + 1
+                    unit = unit[::-1] if turn % 2 else unit
+                for spec in unit:
+                    yield record, spec, repeat, False
+
+
+def _units(specs: list[str], pairs: dict[str, str]) -> list[tuple[str, ...]]:
+    """``specs`` as the places of the shuffled order: each pair, old and new (``pairs``: new
+    -> old), as one place where the new spec stands, every other spec alone."""
+    olds = {pairs[s] for s in specs if pairs.get(s) in specs}
+    return [(pairs[s], s) if pairs.get(s) in olds else (s,) for s in specs if s not in olds]
 
 
 def unsupported_reason(choice: BackendChoice, record: PuzzleRecord) -> str | None:

@@ -1,21 +1,25 @@
-"""Solves of backends as they were in another tree (``harness run --against REV``).
+"""Solves of backends in the ``backends`` of a given tree (``harness run --against REV``,
+``harness history run``).
 
-A run against a git revision names the old code's backends ``SPEC@REV`` and routes them
-here (:func:`route`, in the harness process before any worker is forked). A worker hands
-such a task to a process of its own for that tree (:class:`TreeProcess`): a fresh
-interpreter whose ``backends`` package is imported from the tree (a finder ahead of every
-other on its meta path) while its measuring code, :mod:`harness.run.worker.measure`, stays
-the current one. That process encodes, solves and times the task exactly as a worker does
-and sends the outcome back; the worker answers the parent with it as with its own. So an old
-and a new solve are timed by the same code, under the same limits: the parent's clock, its
-kills and its memory checks cover the worker and every process it started.
+A run against a git revision routes both sides of each pair here (:func:`route`, in the
+harness process before any worker is forked): the old code's ``SPEC@REV`` to the tree at
+REV, ``SPEC`` to the tree this harness imports ``backends`` from. A worker hands such a task
+to a process of its own for that tree (:class:`TreeProcess`): a fresh interpreter whose
+``backends`` package is imported from the tree (a finder ahead of every other on its meta
+path) while its measuring code, :mod:`harness.run.worker.measure`, stays the current one.
+That process warms up, encodes, solves and times the task exactly as a worker does and sends
+the outcome back; the worker answers the parent with it as with its own. So an old and a new
+solve are started, warmed up and timed alike, in processes of one kind, under the same
+limits: the parent's clock, its kills and its memory checks cover the worker and every
+process it started.
 
 The tree's process is started during the task's untimed warm-up, and started again after it
-died; it is in the worker's process group (killed with it), and it and every process it
-starts die when the worker ends. Its answers are frames the worker parses without running
-anything (:mod:`harness.run.worker.wire`). The harness checks a tree before a run in such a
-process too, isolated (:class:`TreeProcess`): its own session, a time limit, and its output
-read as it comes, never the harness's.
+died or once it has measured its share of the run (see :func:`entry_points`); it is in the
+worker's process group (killed with it), and it and every process it starts die when the
+worker ends. Its answers are frames the worker parses without running anything
+(:mod:`harness.run.worker.wire`). The harness checks a tree before a run in such a process
+too, isolated (:class:`TreeProcess`): its own session, a time limit, and its output read as
+it comes, never the harness's.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from harness.run.worker.wire import Malformed, Reader, send
+from harness.run.worker.wire import Malformed, Outcome, Reader, send
 
 #: The last bytes of an isolated tree process's output kept, for its last line.
 OUTPUT_KEPT = 4096
@@ -41,6 +45,13 @@ OUTPUT_KEPT = 4096
 ROOT = str(Path(__file__).resolve().parents[3])
 #: spec as the run names it (``mrv@HEAD~1``) -> (the spec in its tree, the tree's root).
 ROUTES: dict[str, tuple[str, str]] = {}
+#: Seconds of tasks a tree's process measures at least before a fresh one takes over ...
+LIFETIME_S = 0.1
+#: ... and at least the seconds its tree's earlier processes measured, over this (see
+#: :func:`entry_points`).
+SPREAD = 16
+#: Where an answer holds the task's whole time in the process that measured it.
+_WALL = Outcome._fields.index("wall_s")
 
 #: A tree's process: ``backends`` from the tree (argv[1]), the harness from ROOT (argv[2]);
 #: only the worker's measuring modules are imported (not the package's pool), so an older
@@ -196,16 +207,36 @@ class _Remote:
 
 def entry_points(measure: Callable, warm_up: Callable) -> tuple[Callable, Callable]:
     """A worker's ``measure`` and ``warm_up``: the given ones when nothing is routed, else
-    ones that send routed specs' tasks to their tree's process (started on first use)."""
+    ones that send routed specs' tasks to their tree's process (started on first use).
+
+    Each interpreter runs at a speed of its own, steady through its life (where its code
+    and data lie in memory: about 1 % from one to the next), so one side of a pair measured
+    in one process would carry its offset into every ratio. A tree's process is therefore
+    replaced once it has measured :data:`LIFETIME_S` seconds of tasks, or the time its
+    tree's earlier processes measured over :data:`SPREAD` if longer: every spec of the tree
+    is warmed up again, untimed, and the first warm-up starts a fresh process. The offsets
+    of many processes average out; a short run starts one every :data:`LIFETIME_S`, a long
+    one a few dozen more per tenfold length."""
     if not ROUTES:
         return measure, warm_up
     processes: dict[str, TreeProcess] = {}
+    served: dict[str, float] = {}  # tree -> seconds of tasks its process has measured
+    before: dict[str, float] = {}  # tree -> seconds of tasks its earlier processes measured
+
+    def spent(tree: str) -> bool:
+        return served[tree] >= max(LIFETIME_S, before[tree] / SPREAD)
 
     def ask(spec: str, kind: str, wire: tuple) -> tuple[Any, str | None]:
         spec_in_tree, tree = ROUTES[spec]
         process = processes.get(tree)
+        if process is not None and kind == "warm" and spent(tree):
+            del processes[tree]
+            process.close()
+            process = None
         if process is None:
             process = processes[tree] = TreeProcess(tree)
+            before[tree] = before.get(tree, 0.0) + served.get(tree, 0.0)
+            served[tree] = 0.0
         try:
             return process.ask(kind, (spec_in_tree, *wire[1:])), None
         except (EOFError, OSError, Malformed):
@@ -233,12 +264,16 @@ def entry_points(measure: Callable, warm_up: Callable) -> tuple[Callable, Callab
         answer, died = ask(wire[0], "measure", wire)
         if died is not None:
             from backends.base import Status
-            from harness.run.worker.wire import Outcome
 
             state.cache[wire[0]] = _Remote(True)
             return Outcome(Status.ERROR, died).wire()
         outcome, stale = answer  # as JSON made it: a list, the solution hex (sent on as it is)
         state.cache[wire[0]] = _Remote(stale)
+        tree = ROUTES[wire[0]][1]
+        served[tree] += outcome[_WALL] if type(outcome[_WALL]) is float else 0.0
+        if spent(tree):  # each of its specs warmed up again, in a new process
+            retired = [key for key in state.warmed if ROUTES.get(key[0], ("", ""))[1] == tree]
+            state.warmed.difference_update(retired)
         return tuple(outcome)
 
     return routed_measure, routed_warm_up
