@@ -124,6 +124,7 @@ def against(project: Path, puzzles: Path, rev: str, k: int) -> tuple[int, float,
 
 
 @pytest.mark.slow
+@pytest.mark.load
 def test_against_head_holds_and_a_slower_mrv_is_caught_under_load(
     project: Path, puzzles: Path, loaded: None
 ) -> None:

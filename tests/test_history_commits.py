@@ -162,6 +162,7 @@ def puzzles(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.slow
+@pytest.mark.load
 def test_history_names_the_two_commits_finds_the_slow_one_and_shows_both(
     repository: tuple[Path, list[str]], load: None, puzzles: Path, tmp_path: Path
 ) -> None:

