@@ -316,7 +316,14 @@ def finish(table: Table, within: Sequence[str]) -> Table:
                 out["x_fastest"] = _ratio(value, best)
             out[name] = value
         ranked.append(out)
-    ranked.sort(key=lambda r: (*group(r), -r["correct"], sort_key(r["median_ms"])))
+    ranked.sort(  # the backend last: ties in a fixed order, whatever order the groups came
+        key=lambda r: (
+            *group(r),
+            -r["correct"],
+            sort_key(r["median_ms"]),
+            sort_key(r.get("backend")),
+        )
+    )
     return ranked
 
 
