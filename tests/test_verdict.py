@@ -121,6 +121,34 @@ def test_a_real_cpu_slowdown_is_caught_under_load_and_without(tmp_path: Path) ->
         assert (load > 1) == any("descheduled" in n for n in result.notes)
 
 
+def calibrated(path: Path, seconds: float) -> Path:
+    """The results CSV ``path`` with a calibration of ``seconds`` in its metadata."""
+    workload = "8-queens + 2000 dict updates, fastest of 11"
+    return with_meta(path, calibration={"workload": workload, "start_s": seconds, "end_s": None})
+
+
+def test_a_slowdown_within_the_calibrations_own_move_is_inconclusive(tmp_path: Path) -> None:
+    """The machine ran the calibration x1.44 slower and the work took x1.96 (x1.36 after
+    calibration, as one CI machine measured): INCONCLUSIVE, said, exit 0. The same x1.36 on
+    a machine whose calibration moved x1.05, and x2.5 past a x1.44 one, stay REGRESSION."""
+    work = times()
+    old = calibrated(write_rows(tmp_path / "old.csv", rows("mrv", work, seed=1)), 0.0004)
+    verdicts = {}
+    for scale, slower in ((1.44, 1.96), (1.05, 1.36 * 1.05), (1.44, 2.5 * 1.44)):
+        new = write_rows(tmp_path / "new.csv", rows("mrv", [t * slower for t in work], seed=2))
+        result = gate.check_files(old, calibrated(new, 0.0004 * scale))
+        verdicts[scale, slower] = (result.exit_code, time_of(result, "mrv").verdict)
+        if scale == 1.44 and slower < 2:
+            (line,) = [n for n in result.notes if n.startswith("mrv, d.txt: ")]
+            assert "within the calibration's own x1.44" in line, line
+            assert "holds; time INCONCLUSIVE" == result.headline
+    assert [
+        (CheckExit.OK, "INCONCLUSIVE"),
+        (CheckExit.REGRESSION, "REGRESSION"),
+        (CheckExit.REGRESSION, "REGRESSION"),
+    ] == list(verdicts.values())
+
+
 def test_a_threaded_solver_is_judged_on_wall_and_inconclusive_under_load(tmp_path: Path) -> None:
     """A solver on four threads (CPU 4 x wall): judged on wall time; descheduled in the new
     run (its CPU/wall 4 -> 2), INCONCLUSIVE, not REGRESSION; the same slowdown with the
@@ -362,13 +390,13 @@ def findings_of_page(page: str, anchor: str) -> tuple[str, list[tuple[str, ...]]
     return headline, cells
 
 
-@pytest.mark.parametrize("options", [(), ("--only-common",)])
+@pytest.mark.parametrize("options", [(), ("--only-common",), ("--ignore-time",)])
 def test_run_check_and_report_give_one_verdict(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: tuple[str, ...]
 ) -> None:
     """A baseline of mrv, norvig and dlx and a run of mrv and norvig against it: `run
     --baseline`, `check` and `report --baseline` give the same findings, headline and exit
-    (dlx, not run, is no regression), with --only-common too."""
+    (dlx, not run, is no regression), with --only-common or --ignore-time too."""
     monkeypatch.chdir(PROJECT)
     runner = CliRunner()
     base, new = tmp_path / "base.csv", tmp_path / "new.csv"
@@ -407,10 +435,15 @@ def test_run_check_and_report_give_one_verdict(
     assert f"**harness check: {headline}**" == markdown.splitlines()[0]
     assert findings_of_markdown(markdown) == cells
     dlx = [c for c in cells if c[0] == "dlx"]
+    common = "--only-common" in options
     assert dlx == (
-        [] if options else [("dlx", "easy.txt", "present", "50 puzzles", "not run", "info")]
+        [] if common else [("dlx", "easy.txt", "present", "50 puzzles", "not run", "info")]
     )
-    assert "calibrated (new times divided by x" in page.read_text()
+    timed = [c for c in cells if " ms" in c[2]]
+    if "--ignore-time" in options:
+        assert ([], 0) == (timed, ran.exit_code), ran.output
+    else:
+        assert 2 == len(timed) and "calibrated (new times divided by x" in page.read_text()
 
 
 def test_the_command_that_completes_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -45,11 +45,6 @@ from harness.exit_codes import CheckExit
     help="...and be significant at this level (one-sided Wilcoxon signed-rank).",
 )
 @click.option(
-    "--ignore-time",
-    is_flag=True,
-    help="Compare answers and counters only.",
-)
-@click.option(
     "--pair",
     metavar="OLD,NEW",
     multiple=True,

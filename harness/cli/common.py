@@ -163,10 +163,15 @@ def jobs_option(help: str) -> Callable[[F], F]:
 
 
 def gate_options(prefix: str = "") -> Callable[[F], F]:
-    """--only-common and --compare-time-anyway, for ``check``, ``run --baseline`` and
-    ``report --baseline``."""
+    """--only-common, --ignore-time and --compare-time-anyway, for ``check``, ``run
+    --baseline`` and ``report --baseline``: the same options, the same verdict."""
 
     def decorate(function: F) -> F:
+        function = click.option(
+            "--ignore-time",
+            is_flag=True,
+            help=f"{prefix}Judge answers and counters only, not time.",
+        )(function)
         function = click.option(
             "--compare-time-anyway",
             is_flag=True,

@@ -88,6 +88,7 @@ def report(
     pair: str | None,
     baseline: Path | None,
     only_common: bool,
+    ignore_time: bool,
     compare_time_anyway: bool,
     time: str,
     merge: bool,
@@ -101,7 +102,9 @@ def report(
 
     try:
         _check_metadata([*csvs, *([baseline] if baseline else [])])
-        text = build(csvs, _pair(pair), baseline, time, merge, only_common, compare_time_anyway)
+        text = build(
+            csvs, _pair(pair), baseline, time, merge, only_common, ignore_time, compare_time_anyway
+        )
     except (SudokuError, ReportError) as exc:
         raise UserError(str(exc)) from None
     write_file(out, lambda p: p.write_text(text, encoding="utf-8"))

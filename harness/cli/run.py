@@ -75,6 +75,7 @@ class GateOptions:
 
     baseline: Path | None
     only_common: bool
+    ignore_time: bool
     compare_time_anyway: bool
 
 
@@ -185,6 +186,7 @@ def run(
     max_bad_lines: int,
     baseline: Path | None,
     only_common: bool,
+    ignore_time: bool,
     compare_time_anyway: bool,
     by_tier: bool,
     cluster: str | None,
@@ -227,7 +229,7 @@ def run(
     bad = scan_puzzles(puzzles, skip_invalid, max_bad_lines)
     config = dataclasses.replace(config, skipped=bad.kept, skipped_more=bad.more)
     result = _solve(puzzles, config, quiet)
-    gate = GateOptions(baseline, only_common, compare_time_anyway)
+    gate = GateOptions(baseline, only_common, ignore_time, compare_time_anyway)
     with result.results or contextlib.nullcontext():
         code = report(result, puzzles, config, gate, by_tier)
     sys.exit(code)
@@ -436,6 +438,7 @@ def report(
         verdict = gate.check_files(
             gate_options.baseline,
             result.csv_path,
+            compare_time=not gate_options.ignore_time,
             compare_time_anyway=gate_options.compare_time_anyway,
             only_common=gate_options.only_common,
         )

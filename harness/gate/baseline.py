@@ -33,7 +33,9 @@ Rules, applied per backend x dataset, in this order:
    runs, so the paired test is the right one) gives p < ``alpha`` (default 0.01). Small
    wobbles pass (exit 1 otherwise). When a backend's wall/CPU ratio moved between the runs
    beyond its noise (load), one line says so; a finding on wall time is then INCONCLUSIVE,
-   never REGRESSION (the gate holds), one on CPU time stands.
+   never REGRESSION (the gate holds), one on CPU time stands. A slowdown left after the
+   calibration and no larger than the calibration's own move is INCONCLUSIVE too: the
+   machine's change could make it (:mod:`harness.gate.timing`).
 5. **Something compared.** When no backend x dataset is in both runs (a misspelt backend,
    ``only_common`` on runs with nothing in common), nothing was judged, and the gate fails
    with "nothing compared" (exit 1) instead of holding.
@@ -144,12 +146,11 @@ class GateResult:
         self, backend: str, dataset: str, check: str, pairs: timing.Pairs, judged: timing.Judged
     ) -> None:
         """Add a time finding (:func:`harness.gate.timing.judge`'s ``judged``, on
-        ``pairs``), its line about the load, and its puzzles' times."""
+        ``pairs``), its lines about the load and the calibration, and its puzzles' times."""
         self.findings.append(
             Finding(backend, dataset, check, judged.baseline, judged.shown, judged.verdict)
         )
-        if judged.load is not None:
-            self.notes.append(f"{backend}, {dataset}: {judged.load}")
+        self.notes += [f"{backend}, {dataset}: {line}" for line in judged.said]
         frame = pd.DataFrame({"line": pairs.lines, "old": judged.old, "new": judged.new}).assign(
             backend=backend, dataset=dataset, clock=judged.clock
         )

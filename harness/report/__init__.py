@@ -37,11 +37,12 @@ def build(
     time: str = "solve",
     merge: bool = False,
     only_common: bool = False,
+    ignore_time: bool = False,
     compare_time_anyway: bool = False,
 ) -> str:
     """The page for the results CSVs ``paths`` (and, given one, a baseline CSV, each of
-    ``paths`` judged against it as ``harness check`` judges it, with ``only_common`` and
-    ``compare_time_anyway``); ``time`` is the cactus plots' time axis (a key of
+    ``paths`` judged against it as ``harness check`` judges it, with ``only_common``,
+    ``ignore_time`` and ``compare_time_anyway``); ``time`` is the cactus plots' time axis (a key of
     :data:`harness.report.data.TIMES`); with ``merge``, their rows pooled as one run."""
     from harness import gate
     from harness.report import html, plots
@@ -63,6 +64,7 @@ def build(
             baseline,
             Path(path),
             only_common=only_common,
+            compare_time=not ignore_time,
             compare_time_anyway=compare_time_anyway,
         )
         sections.append(_section(verdict, palette, "baseline against new, per puzzle", heading))
