@@ -34,8 +34,6 @@ from harness.run.worker.wire import Outcome, Ready, Warming, WireTask, readable,
 ANSWERED = (Status.SOLVED.value, Status.UNSAT.value)  # as a wire tuple's status
 #: A worker sends what it has done at least this often (seconds) while it has tasks.
 FLUSH_S = 0.002
-#: The exit status of a copy of the worker that a solver forked, as it leaves.
-COPY_EXIT = 87
 FORKED = "the solver started a process in the worker (did it fork?); that process was killed"
 
 
@@ -117,9 +115,9 @@ class Children:
         """Exit at once, without a word, in a copy of the worker that a solver forked."""
         if os.getpid() != self.worker:
             # At once: no exit handler or buffer of the worker runs in the copy. It stays
-            # this program until it ends, with this status: :func:`_is_copy` reads either
-            # (another program in between, say a shell to exit from, would hide it).
-            os._exit(COPY_EXIT)
+            # this program until it ends, killed: :func:`_is_copy` reads either (another
+            # program in between, a shell to exit from, say, would hide it).
+            os.kill(os.getpid(), signal.SIGKILL)
 
     def _now(self) -> bytes | None:
         if self._fd is None:
@@ -160,7 +158,8 @@ class Children:
 
 def _is_copy(pid: int) -> bool:
     """Whether the child ``pid`` is a copy of this worker: it runs this worker's program (a
-    fork that did not exec), or it has ended as a copy leaves (:data:`COPY_EXIT`)."""
+    fork that did not exec), or it has ended as a copy leaves (killed, see
+    :meth:`Children.leave_if_copy`)."""
     try:
         return os.readlink(f"/proc/{pid}/exe") == os.readlink("/proc/self/exe")
     except FileNotFoundError:  # it has ended, or is ending: its status tells (not reaped)
@@ -171,7 +170,9 @@ def _is_copy(pid: int) -> bool:
         ended = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
     except ChildProcessError:
         return False
-    return ended is not None and ended.si_code == os.CLD_EXITED and ended.si_status == COPY_EXIT
+    return (
+        ended is not None and ended.si_code == os.CLD_KILLED and ended.si_status == signal.SIGKILL
+    )
 
 
 def _serve(tasks: Connection, results: int, clock: Any) -> None:
