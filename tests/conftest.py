@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,3 +42,18 @@ def pattern_puzzle(box: int, blanks_per_row: int = 1) -> Puzzle:
         for k in range(blanks_per_row):
             cells[r * n + (r * 7 + k * 3) % n] = 0
     return Puzzle(box, tuple(cells))
+
+
+@contextlib.contextmanager
+def busy_loops(count: int) -> Iterator[None]:
+    """``count`` busy loops, each in a session of its own (as a user starts them with
+    ``setsid``), for as long as the block runs; killed with whatever they started."""
+    command = [sys.executable, "-c", "while True: pass"]
+    loops = [subprocess.Popen(command, start_new_session=True) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for loop in loops:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(loop.pid, signal.SIGKILL)
+            loop.wait()

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from harness.exit_codes import CheckExit
-from tests.conftest import PROJECT
+from tests.conftest import PROJECT, busy_loops
 from tests.results_file import read_rows
 from tests.test_against import git
 
@@ -86,16 +86,8 @@ def puzzles(project: Path) -> Path:
 @pytest.fixture(scope="module")
 def loaded() -> Iterator[None]:
     """Two busy loops, each in a session of its own, for as long as the tests run."""
-    loops = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
-        for _ in range(2)
-    ]
-    try:
+    with busy_loops(2):
         yield
-    finally:
-        for loop in loops:
-            loop.kill()
-            loop.wait()
 
 
 def harness(project: Path, *args: str) -> subprocess.CompletedProcess[str]:

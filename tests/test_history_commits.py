@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROJECT
+from tests.conftest import PROJECT, busy_loops
 
 #: Appended to backends/mrv.py at the slow commit: each solve then spins on the CPU for 0.4
 #: of the CPU time its search took, so mrv does 1.4 times the CPU work on every puzzle.
@@ -128,16 +127,8 @@ def repository(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str
 @pytest.fixture(scope="module")
 def load() -> Iterator[None]:
     """Two busy loops, each in a session of its own, for as long as the module's tests run."""
-    loops = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
-        for _ in range(2)
-    ]
-    try:
+    with busy_loops(2):
         yield
-    finally:
-        for loop in loops:
-            os.killpg(loop.pid, signal.SIGKILL)
-            loop.wait()
 
 
 def harness(repo: Path, cache: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -8,8 +8,7 @@ rows are written and kept until the run ends; then ``harness check BASE NEW``, t
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import contextlib
 import threading
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from click.testing import CliRunner
 import backends
 from backends.mrv import MrvBackend
 from harness.cli import main
+from tests.conftest import busy_loops
 
 PROJECT = Path(__file__).resolve().parents[1]
 DATASET = "datasets/hard95.txt"
@@ -59,16 +59,15 @@ def rows_in(path: Path) -> int:
 def run_loaded(out: Path) -> None:
     """The recipe's run into ``out``, loaded by :data:`LOOPS` busy loops from its
     :data:`LOAD_AFTER`-th row to its end."""
-    loops: list[subprocess.Popen] = []
+    loops = contextlib.ExitStack()
+    started = threading.Event()
     ended = threading.Event()
 
     def load() -> None:
         while not ended.wait(0.02):
             if rows_in(out) >= LOAD_AFTER:
-                command = [sys.executable, "-c", "while True: pass"]
-                loops.extend(
-                    subprocess.Popen(command, start_new_session=True) for _ in range(LOOPS)
-                )
+                loops.enter_context(busy_loops(LOOPS))
+                started.set()
                 return
 
     watcher = threading.Thread(target=load)
@@ -78,11 +77,9 @@ def run_loaded(out: Path) -> None:
     finally:
         ended.set()
         watcher.join()
-        for loop in loops:
-            loop.kill()
-            loop.wait()
+        loops.close()
     assert 0 == done.exit_code, done.output
-    assert LOOPS == len(loops), "the run ended before the load started"
+    assert started.is_set(), "the run ended before the load started"
 
 
 def cpu_ratio(base: Path, new: Path) -> float:
