@@ -1,4 +1,7 @@
-"""The harness: dataset readers, runner, checker, result rows, tables, regression gate and CLI."""
+"""The harness: dataset readers, runner, checker, result rows, tables, regression gate and CLI.
+
+:mod:`harness.outcome` holds how one solve ended, below both the runner and the checks.
+"""
 
 from __future__ import annotations
 

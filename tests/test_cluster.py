@@ -24,6 +24,7 @@ from click.testing import CliRunner
 from backends.base import Status
 from harness.cli import main
 from harness.exit_codes import RunExit
+from harness.outcome import Outcome
 from harness.results import provenance, row_key
 from harness.run.cluster import (
     ClusterError,
@@ -37,7 +38,7 @@ from harness.run.cluster import (
 )
 from harness.run.cluster import client as client_side
 from harness.run.cluster.chunks import CHUNK_TARGET_S, FIRST_CHUNK, MIN_CHUNK_S, Chunker
-from harness.run.worker import Outcome, Task, WorkerPool
+from harness.run.worker import Task, WorkerPool
 from tests.conftest import pattern_puzzle
 from tests.puzzles import PROJECT_DATASETS
 from tests.results_file import read_rows

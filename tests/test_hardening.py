@@ -21,8 +21,8 @@ from harness.cli import main
 from harness.cli.check import fit_markdown
 from harness.cli.common import fit
 from harness.exit_codes import RunExit
+from harness.outcome import Outcome
 from harness.puzzles.readers import PuzzleRecord
-from harness.run.worker import Outcome
 from harness.run.worker.pool import WorkerPool
 from tests.conftest import pattern_puzzle
 from tests.corrupt_corpus import write_run

@@ -19,7 +19,8 @@ from click.testing import CliRunner
 from backends.base import Status
 from harness.cli import main
 from harness.exit_codes import RunExit
-from harness.run.worker import Outcome, WorkerPool, handle, pool, wire
+from harness.outcome import Outcome
+from harness.run.worker import WorkerPool, handle, pool, wire
 from harness.run.worker.measure import ProcessPeaks
 from tests.conftest import PROJECT, pattern_puzzle
 from tests.results_file import read_rows

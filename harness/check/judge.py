@@ -29,8 +29,8 @@ from backends.base import Status
 from backends.puzzle import Puzzle, grid_text
 from harness.check import dispute
 from harness.check.checker import all_valid, check_solution, first_difference
+from harness.outcome import Outcome
 from harness.puzzles.readers import PuzzleRecord
-from harness.run.worker import Outcome
 from harness.tables.humanize import seconds
 
 #: The search nodes the harness spends on one claim of two solutions (see the module).

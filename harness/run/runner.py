@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from backends.base import Status
 from harness.check.crosscheck import cross_check
 from harness.check.judge import judge_all, settle_count
+from harness.outcome import Outcome
 from harness.puzzles.readers import PuzzleRecord
 from harness.results import (
     RowWriter,
@@ -59,7 +60,7 @@ from harness.run.config import (
 )
 from harness.run.plan import base_row, plan, total_steps, unsupported_reason
 from harness.run.resume import resume_settings
-from harness.run.worker import Outcome, Task, WorkerPool
+from harness.run.worker import Task, WorkerPool
 
 if TYPE_CHECKING:
     from harness.run.cluster import ClusterPool

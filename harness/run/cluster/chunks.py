@@ -12,9 +12,10 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from backends.base import Status
+from harness.outcome import Outcome
 from harness.run.cluster.client import ClusterConnection
 from harness.run.cluster.target import ClusterError
-from harness.run.worker import Outcome, Task
+from harness.run.worker import Task
 from harness.run.worker.handle import kill_grace
 
 #: Seconds of solving one chunk aims at, and the least the last chunks shrink to (see

@@ -1,7 +1,8 @@
 """Worker processes: every solve runs in one, and its limits are enforced from outside.
 
-- :mod:`harness.run.worker.wire`: what crosses the pipes (:class:`Task`, the frozen
-  :class:`Outcome`, the warm-up notices), answers in frames the parent checks;
+- :mod:`harness.run.worker.wire`: what crosses the pipes (:class:`Task`, each task's
+  :class:`~harness.outcome.Outcome`, the warm-up notices), answers in frames the parent
+  checks;
 - :mod:`harness.run.worker.measure`: build, warm up, encode and solve inside a worker, timed;
 - :mod:`harness.run.worker.child`: a worker process's set-up (none of the parent's files)
   and task loop;
@@ -17,6 +18,6 @@
 
 from harness.run.worker.handle import kill_grace
 from harness.run.worker.pool import WorkerPool
-from harness.run.worker.wire import Outcome, Task
+from harness.run.worker.wire import Task
 
-__all__ = ["Outcome", "Task", "WorkerPool", "kill_grace"]
+__all__ = ["Task", "WorkerPool", "kill_grace"]

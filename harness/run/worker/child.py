@@ -27,9 +27,10 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from backends.base import Status
+from harness.outcome import Outcome
 from harness.run.worker import reaper, trees
 from harness.run.worker.measure import WorkerState, measure, perf_counter, warm_up
-from harness.run.worker.wire import Outcome, Ready, Warming, WireTask, readable, send
+from harness.run.worker.wire import Ready, Warming, WireTask, readable, send
 
 ANSWERED = (Status.SOLVED.value, Status.UNSAT.value)  # as a wire tuple's status
 #: A worker sends what it has done at least this often (seconds) while it has tasks.

@@ -17,10 +17,11 @@ from collections import deque
 from multiprocessing.connection import wait
 from typing import Any
 
+from harness.outcome import Outcome
 from harness.run.worker.child import worker_main
 from harness.run.worker.output import Log
 from harness.run.worker.reaper import descendants
-from harness.run.worker.wire import Outcome, Reader, Task
+from harness.run.worker.wire import Reader, Task
 
 #: Seconds between SIGTERM and SIGKILL when a worker is stopped.
 GRACE_S = 0.3

@@ -17,7 +17,8 @@ from typing import Any
 from backends import make_backend
 from backends.base import Backend, SolveResult, Status
 from backends.puzzle import Puzzle
-from harness.run.worker.wire import Outcome, WireTask, compact
+from harness.outcome import Outcome
+from harness.run.worker.wire import WireTask, compact
 
 perf_counter = time.perf_counter
 process_time = time.process_time

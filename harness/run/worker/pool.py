@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from backends.base import Status
+from harness.outcome import Outcome, make_outcome
 from harness.run.worker.handle import (
     MEMORY_POLL_S,
     QUEUE_AHEAD_S,
@@ -54,10 +55,8 @@ from harness.run.worker.output import Log
 from harness.run.worker.wire import (
     FRAME_STALL_S,
     Malformed,
-    Outcome,
     Task,
     Warming,
-    make_outcome,
     readable,
 )
 from harness.tables.humanize import seconds

@@ -36,7 +36,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from harness.run.worker.wire import Malformed, Outcome, Reader, send
+from harness.outcome import Outcome
+from harness.run.worker.wire import Malformed, Reader, send
 
 #: The last bytes of an isolated tree process's output kept, for its last line.
 OUTPUT_KEPT = 4096

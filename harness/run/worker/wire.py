@@ -7,9 +7,9 @@ of items, each checked field by field (:class:`Reader`). The worker's solver run
 worker's process and could write to that pipe: whatever it writes is refused as malformed
 (:class:`Malformed`), never unpickled, and costs that worker's task alone.
 
-An item is one :class:`Outcome` per task as its plain list (:meth:`Outcome.wire`, the solution
-as hex), in task order, or a notice. A worker sends what it has done every couple of
-milliseconds rather than after each task: one message per task costs the worker a write
+An item is one :class:`~harness.outcome.Outcome` per task as its plain list (its
+``wire()``, the solution as hex), in task order, or a notice. A worker sends what it has
+done every couple of milliseconds rather than after each task: one message per task costs the worker a write
 each, which a sub-millisecond solve would feel. Answers a killed worker had not sent yet are
 not lost: the parent runs those tasks again (see :mod:`harness.run.worker.pool`). Before the
 first task of a (backend, grid size) the worker also sends a :class:`Warming` notice and,
@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, NamedTuple
 
-from backends.base import Status
 from backends.puzzle import Puzzle
+from harness.outcome import STATUSES, Outcome
 
 #: A task as the worker gets it: (backend spec, box side, cells as bytes, limit, timeout).
 WireTask = tuple[str, int, bytes, int, float | None]
@@ -62,61 +62,6 @@ class Task(NamedTuple):  # not a dataclass: the parent makes one per solve, a th
         return (self.backend, self.puzzle.box, self.puzzle.digits, self.limit, self.timeout)
 
 
-class Outcome(NamedTuple):
-    """How one task ended: measured in the worker, or decided by the parent that killed it.
-
-    Immutable. A named tuple rather than a dataclass because one is made per solve, and a
-    plain tuple is cheaper to build and to send on (see :meth:`wire`).
-    ``None`` means not measured (an empty CSV cell), never zero.
-    """
-
-    status: Status
-    message: str | None = None
-    #: The backend's digits, checked by the parent: bytes when they fit (see :func:`compact`),
-    #: else a tuple of ints.
-    solution: tuple[int, ...] | bytes | None = None
-    solutions: int | None = None
-    nodes: int | None = None
-    guesses: int | None = None
-    backtracks: int | None = None
-    #: Native statistics as (name, value) pairs, in the backend's order.
-    native: tuple[tuple[str, Any], ...] = ()
-    encode_s: float | None = None
-    encode_cpu_s: float | None = None
-    solve_s: float | None = None
-    solve_cpu_s: float | None = None
-    #: The solver's own clock for the solve, when it reports one (``SolveResult.own_solve_s``).
-    own_solve_s: float | None = None
-    peak_rss_mib: float | None = None
-    wall_s: float | None = None  # the whole task in the worker, build to answer
-    host: str | None = None  # the machine that solved it, where not this one (a cluster run)
-
-    def wire(self) -> tuple[Any, ...]:
-        """The plain tuple a worker answers with (the status as its string value)."""
-        return (self.status._value_, *self[1:])
-
-    @classmethod
-    def received(cls, wire: tuple[Any, ...]) -> Outcome:
-        """The outcome :meth:`wire` made: its status an enum again."""
-        return make_outcome((_STATUS[wire[0]], *wire[1:]))
-
-    def fields(self) -> dict[str, Any]:
-        """The row's measured fields: every field (but ``host`` when None),
-        native ones flattened (one that has a measured field's name is dropped: it cannot
-        overwrite it)."""
-        row = self._asdict()
-        del row["native"]
-        if row["host"] is None:  # solved here: the row's own host stands
-            del row["host"]
-        for name, value in self.native:
-            row.setdefault(name, value)
-        return row
-
-
-#: An :class:`Outcome` from a tuple of all its fields: tuple.__new__, without the defaults
-#: ``Outcome(...)`` fills in (once per solve in a worker and in the parent)
-make_outcome = Outcome._make
-_STATUS = {status.value: status for status in Status}
 #: An answer's seven measures (``encode_s`` to ``wall_s``) as one field of a frame: packed,
 #: in hex, NaN for None (a float's decimal text costs a worker and the parent far more).
 MEASURES = struct.Struct("<7d")
@@ -267,7 +212,7 @@ def _answer(item: list[Any]) -> tuple[Any, ...]:
         if len(_GOOD) < 4096:
             _GOOD.add(shape)
     status, message, solution, solutions, nodes, guesses, backtracks, native, measures, host = item
-    if status not in _STATUS:
+    if status not in STATUSES:
         raise Malformed(f"unknown status {str(status)[:40]!r}")
     try:
         values = MEASURES.unpack(bytes.fromhex(measures))
