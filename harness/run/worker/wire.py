@@ -11,9 +11,10 @@ An item is one :class:`~harness.outcome.Outcome` per task as its plain list (its
 ``wire()``, the solution as hex), in task order, or a notice. A worker sends what it has
 done every couple of milliseconds rather than after each task: one message per task costs
 the worker a write each, which a sub-millisecond solve would feel. Answers a killed worker
-had not sent yet are not lost: the parent runs those tasks again (see :mod:`harness.run.worker.pool`). Before the
-first task of a (backend, grid size) the worker also sends a :class:`Warming` notice and,
-once its untimed warm-up is over, a :class:`Ready` notice, each at once. The caller's ``tag``
+had not sent yet are not lost: the parent runs those tasks again (see
+:mod:`harness.run.worker.pool`). Before the first task of a (backend, grid size) the worker
+also sends a :class:`Warming` notice and, once its untimed warm-up is over, a
+:class:`Ready` notice, each at once. The caller's ``tag``
 never leaves the parent; models and solver objects are built inside the worker.
 """
 
