@@ -123,6 +123,7 @@ def test_each_rule_of_the_header(tmp_path: Path, header: list[str], said: str) -
         (b"\n\n  \nsolve_s\n", ":1: the header is empty"),
         (b"dataset,li\0ne\n", ":1: not a results CSV (the header holds a NUL byte)"),
         (b"dataset,\xff\xfe\n", ":1: not a results CSV (the header is not UTF-8)"),
+        (b"\rdataset,line\n", ":1: not a results CSV (a carriage return inside the header)"),
     ],
 )
 def test_a_header_that_is_not_one(tmp_path: Path, data: bytes, said: str) -> None:

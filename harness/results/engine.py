@@ -181,7 +181,10 @@ def layout(path: Path | str) -> Layout:
         text = first.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ResultsError(f"{path}:1: not a results CSV (the header is not UTF-8)") from None
-    header = next(csv.reader([text.rstrip("\r\n")]), [])
+    text = text.rstrip("\r\n")
+    if "\r" in text:  # the csv module would ask for "universal-newline mode"
+        raise ResultsError(f"{path}:1: not a results CSV (a carriage return inside the header)")
+    header = next(csv.reader([text]), [])
     require_columns(path, header)
     if "" in header:
         raise ResultsError(f"{path}:1: column {header.index('') + 1} has no name")
@@ -515,7 +518,7 @@ def _refuse_rejects(con: duckdb.DuckDBPyConnection, index: int, path: Path, foun
     if whole:
         position, column, kind, message, text = whole[0]
         line = _row_start(path, _line_at(path, position))
-        fields = len(next(csv.reader(io.StringIO(text or "")), []))
+        fields = len(next(csv.reader(io.StringIO(text or "", newline="")), []))
         if kind == "CAST" and text and fields != len(found.header):  # DuckDB may not say
             raise ResultsError(
                 f"{path}:{line}: {fields} field(s), the header has {len(found.header)}"
