@@ -138,7 +138,7 @@ def harness(tmp_path: Path, spec: str, *args: str, timeout: float = 120) -> tupl
     ("symbol", "reason"),
     [
         ("junk12", "bytes that begin no frame: b'\\x00\\x00\\x10\\x00abcdefgh'"),
-        ("junk6", "a frame that stopped half-way"),
+        ("junk6", "bytes that begin no frame: b'\\x00\\x00\\x00\\x02ab'"),  # at once
         ("crafted", "bytes that begin no frame: b'\\x00\\x00\\x00"),
         ("half_frame", "a frame that stopped half-way"),
     ],

@@ -81,6 +81,8 @@ def framed(**changed: object) -> bytes:
     ("data", "reason"),
     [
         (b"\x80\x04junk....", "bytes that begin no frame"),
+        (b"\0\0\0\x02ab", "bytes that begin no frame"),  # shorter than a header: at once
+        (b"SH?", "bytes that begin no frame"),
         (wire.HEADER.pack(wire.MAGIC, wire.MAX_FRAME + 1), "a frame of 33554433 bytes, over"),
         (wire.HEADER.pack(wire.MAGIC, 3) + b"[1,", "a frame that is not JSON"),
         (wire.frame([{"a": 1}]), "an item that is no answer nor notice"),

@@ -309,6 +309,8 @@ class Reader:
                     break
                 items += _items(buffer[start + HEADER.size : end], self._checked)
                 start = end
+            if not MAGIC.startswith(buffer[start : start + len(MAGIC)]):  # no frame's start
+                raise Malformed(f"bytes that begin no frame: {bytes(buffer[start : start + 12])!r}")
             if ended:
                 raise EOFError
         except (EOFError, Malformed) as exc:
