@@ -312,14 +312,18 @@ main()
 """
 
 
-def harness_against(repo: Path, tmp_path: Path, appended: str) -> subprocess.CompletedProcess:
-    """``harness run -q -b mrv --against HEAD`` in a child process, HEAD's backends/__init__.py
-    with ``appended`` at its end (a hang past 120 s fails the test)."""
+def harness_against(
+    repo: Path, tmp_path: Path, appended: str, *extra: str
+) -> subprocess.CompletedProcess:
+    """``harness run -q -b mrv --against HEAD`` with ``extra`` options (else ``--timeout
+    1``) in a child process, HEAD's backends/__init__.py with ``appended`` at its end (a hang
+    past 120 s fails the test)."""
     with open(repo / "backends" / "__init__.py", "a") as f:
         f.write(appended)
     git(repo, "commit", "-qam", "misbehaving")
     command = [sys.executable, "-c", QUICK_CHECK, "run", "-q", "-b", "mrv", "--against", "HEAD"]
-    command += ["--timeout", "1", "--out", str(tmp_path / "run.csv"), str(puzzles(tmp_path))]
+    command += [*(extra or ("--timeout", "1")), "--out", str(tmp_path / "run.csv")]
+    command.append(str(puzzles(tmp_path)))
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "AGAINST_REPO": str(repo)}
     try:
         return subprocess.run(
@@ -339,25 +343,32 @@ def test_an_old_tree_that_floods_its_output_is_checked_and_run(repo: Path, tmp_p
 
 
 @pytest.mark.parametrize(
-    ("appended", "said"),
+    ("appended", "options", "said"),
     [
-        ("import time\ntime.sleep(3600)\n", "its check gave no answer in 1 s"),
+        ("import time\ntime.sleep(3600)\n", (), "its check gave no answer in 1 s"),
+        (
+            "import time\nheld = b'x' * (400 << 20)\ntime.sleep(3600)\n",
+            ("--memory-limit", "300", "--timeout", "60"),  # the memory, not the time
+            "its check held more than 300 MiB (--memory-limit)",
+        ),
         (
             "import subprocess\n"
             "subprocess.Popen(['setsid', 'sleep', 'MARKER'], stdout=subprocess.DEVNULL)\n"
             "raise RuntimeError('this tree is broken')\n",
+            (),
             "RuntimeError: this tree is broken",
         ),
     ],
-    ids=["hangs", "leaves-a-process"],
+    ids=["hangs", "hogs-memory", "leaves-a-process"],
 )
 def test_an_old_tree_that_hangs_or_leaves_a_process_is_one_line(
-    repo: Path, tmp_path: Path, appended: str, said: str
+    repo: Path, tmp_path: Path, appended: str, options: tuple[str, ...], said: str
 ) -> None:
-    """An old backends package that never finishes its import, or starts a process in a new
-    session and fails: one line, exit 2, no CSV, and nothing it started left running."""
+    """An old backends package that never finishes its import (the time limit is 1 s), holds
+    more memory than --memory-limit, or starts a process in a new session and fails: one
+    line, exit 2, no CSV, and nothing it started left running."""
     name = marker()
-    done = harness_against(repo, tmp_path, appended.replace("MARKER", name))
+    done = harness_against(repo, tmp_path, appended.replace("MARKER", name), *options)
     line = f"harness: error: --against HEAD: the tree at HEAD cannot run: {said}\n"
     _, left = psutil.wait_procs(sleeps(name), timeout=30)
     for proc in left:

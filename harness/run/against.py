@@ -153,19 +153,30 @@ def _intact(path: Path, sha: str) -> bool:
     return head.stdout.strip() == sha and status.returncode == 0 and not status.stdout.strip()
 
 
-def check_tree(tree: Path, rev: str, specs: list[str], timeout: float | None = None) -> None:
+def check_tree(
+    tree: Path,
+    rev: str,
+    specs: list[str],
+    timeout: float | None = None,
+    memory_mib: float | None = None,
+) -> None:
     """Raise :class:`AgainstError` unless the tree's ``backends`` builds every spec and each
     is available there. The check runs in a process of the kind the workers start, isolated
     as a solve is (:class:`~harness.run.worker.trees.TreeProcess`): its own session, killed
-    whole after, its output read as it comes and never shown, and the limit of a warm-up
-    (the run's ``timeout``, at least :data:`~harness.run.worker.handle.WARMUP_TIMEOUT_S`)
-    for each spec."""
+    whole after, its output read as it comes and never shown, the limit of a warm-up (the
+    run's ``timeout``, at least :data:`~harness.run.worker.handle.WARMUP_TIMEOUT_S`) for
+    each spec, and the run's ``memory_mib`` a worker (with what it started)."""
     if not (tree / "backends" / "__init__.py").is_file():
         raise AgainstError(f"--against {rev}: the tree at {rev} has no backends package")
     limit = max(timeout or 0.0, WARMUP_TIMEOUT_S) * max(1, len(specs))
     process = trees.TreeProcess(str(tree), isolated=True)
     try:
-        answer = process.ask("check", specs, timeout=limit)
+        answer = process.ask("check", specs, timeout=limit, memory_mib=memory_mib)
+    except MemoryError:
+        raise AgainstError(
+            f"--against {rev}: the tree at {rev} cannot run: its check held more than "
+            f"{memory_mib:g} MiB (--memory-limit)"
+        ) from None
     except TimeoutError:
         raise AgainstError(
             f"--against {rev}: the tree at {rev} cannot run: its check gave no answer "
@@ -186,18 +197,21 @@ def check_tree(tree: Path, rev: str, specs: list[str], timeout: float | None = N
 
 
 def prepare(
-    choices: list[BackendChoice], rev: str, timeout: float | None = None
+    choices: list[BackendChoice],
+    rev: str,
+    timeout: float | None = None,
+    memory_mib: float | None = None,
 ) -> tuple[list[BackendChoice], Against]:
     """The run's backends with each available one's twin at ``rev`` after them, and what
     the run compares against. Each twin is routed to the processes of the tree at ``rev``,
     each backend it pairs with to those of :data:`CURRENT`, so both sides are measured
-    alike. The tree is checked first (:func:`check_tree`, the run's ``timeout`` giving its
-    limit)."""
+    alike. The tree is checked first (:func:`check_tree`, under the run's ``timeout`` and
+    ``memory_mib``)."""
     repo = repository()
     sha = resolve(repo, rev)
     tree = worktree(repo, sha)
     runnable = [c for c in choices if c.unavailable is None]
-    check_tree(tree, rev, [c.spec for c in runnable], timeout)
+    check_tree(tree, rev, [c.spec for c in runnable], timeout, memory_mib)
     twins = [BackendChoice(f"{c.spec}@{rev}", c.cls, None) for c in runnable]
     for choice, twin in zip(runnable, twins, strict=True):
         trees.route(twin.spec, choice.spec, tree)
@@ -213,5 +227,5 @@ def configure(config: RunConfig, rev: str) -> RunConfig:
         raise AgainstError("--against runs on local workers; leave out --cluster")
     if config.resume:
         raise AgainstError("--against cannot --resume a run; start it again with a new --out")
-    choices, against = prepare(list(config.backends), rev, config.timeout)
+    choices, against = prepare(list(config.backends), rev, config.timeout, config.memory_limit_mib)
     return dataclasses.replace(config, backends=choices, against=against.meta())

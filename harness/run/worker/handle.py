@@ -20,7 +20,7 @@ from typing import Any
 from harness.outcome import Outcome
 from harness.run.worker.child import worker_main
 from harness.run.worker.output import Log
-from harness.run.worker.reaper import descendants
+from harness.run.worker.reaper import MEMORY_POLL_S, descendants, rss_mib
 from harness.run.worker.wire import Reader, Task
 
 #: Seconds between SIGTERM and SIGKILL when a worker is stopped.
@@ -31,9 +31,6 @@ KILL_GRACE_MAX_S = 0.5
 #: solver's start) before a task, apart from the task's own timeout: the run's timeout, when
 #: that is longer.
 WARMUP_TIMEOUT_S = 10.0
-#: How often the parent samples a busy worker's memory, seconds.
-MEMORY_POLL_S = 0.05
-PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 #: Seconds of solving the parent keeps queued at each worker (see :mod:`harness.run.worker.pool`).
 QUEUE_AHEAD_S = 0.01
 #: Tasks shorter than this on average are collected by polling.
@@ -69,14 +66,6 @@ def describe_death(exitcode: int | None) -> str:
             name = f"signal {-exitcode}"
         return f"worker died: killed by {name}"
     return f"worker died: exited with code {exitcode}"
-
-
-def _rss_mib(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/statm") as f:
-            return int(f.read().split()[1]) * PAGE_BYTES / 2**20
-    except (OSError, ValueError, IndexError):
-        return 0.0
 
 
 def join(proc: Any, timeout: float) -> None:
@@ -214,7 +203,7 @@ class WorkerHandle:
         pid = self.proc.pid
         if pid is None:
             return 0.0
-        return sum(_rss_mib(p) for p in (pid, *descendants(pid)))
+        return rss_mib(pid)
 
     def kill(self) -> None:
         """SIGTERM the worker's process group, SIGKILL it after the grace period; SIGKILL

@@ -44,14 +44,9 @@ from typing import Any
 
 from backends.base import Status
 from harness.outcome import Outcome, make_outcome
-from harness.run.worker.handle import (
-    MEMORY_POLL_S,
-    QUEUE_AHEAD_S,
-    WorkerHandle,
-    describe_death,
-    join,
-)
+from harness.run.worker.handle import QUEUE_AHEAD_S, WorkerHandle, describe_death, join
 from harness.run.worker.output import Log
+from harness.run.worker.reaper import MEMORY_POLL_S
 from harness.run.worker.wire import (
     FRAME_STALL_S,
     Malformed,

@@ -48,6 +48,25 @@ def die_with_parent(signum: int = signal.SIGKILL) -> bool:
     return _prctl(_PR_SET_PDEATHSIG, signum)
 
 
+#: The bytes of a page of memory, as /proc counts resident memory.
+PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+#: How often the harness looks at a busy process's memory (:func:`rss_mib`), seconds.
+MEMORY_POLL_S = 0.05
+
+
+def rss_mib(pid: int) -> float:
+    """The resident memory now of ``pid`` (all its threads) and of every process below it,
+    MiB, from /proc (0 for one that has gone)."""
+    total = 0.0
+    for each in (pid, *descendants(pid)):
+        try:
+            with open(f"/proc/{each}/statm") as f:
+                total += int(f.read().split()[1]) * PAGE_BYTES / 2**20
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
 def descendants(pid: int) -> list[int]:
     """The processes below ``pid`` (children of any of its threads, and theirs), a worker's
     watcher left out, from ``/proc``: one file a process, where psutil would scan every

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.outcome import Outcome
+from harness.run.worker.reaper import MEMORY_POLL_S, rss_mib
 from harness.run.worker.wire import Malformed, Reader, send
 
 #: The last bytes of an isolated tree process's output kept, for its last line.
@@ -131,10 +132,18 @@ class TreeProcess:
             os.set_blocking(out_r, False)
         self._said = b""  # the end of its output (isolated)
 
-    def ask(self, kind: str, argument: Any, timeout: float | None = None) -> Any:
+    def ask(
+        self,
+        kind: str,
+        argument: Any,
+        timeout: float | None = None,
+        memory_mib: float | None = None,
+    ) -> Any:
         """Send one request, wait for its answer; raises EOFError (or OSError) when the
         process died, :class:`~harness.run.worker.wire.Malformed` when it answered what is no
-        frame, TimeoutError when it gave no answer within ``timeout`` seconds."""
+        frame, TimeoutError when it gave no answer within ``timeout`` seconds, MemoryError
+        when it and the processes it started held more than ``memory_mib`` resident (looked
+        at as often as a worker's)."""
         self._requests.send((kind, argument))
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
@@ -144,6 +153,10 @@ class TreeProcess:
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
                 raise TimeoutError
+            if memory_mib is not None:
+                if rss_mib(self.proc.pid) > memory_mib:
+                    raise MemoryError
+                left = MEMORY_POLL_S if left is None else min(left, MEMORY_POLL_S)
             waited = [self._answers] if self._output is None else [self._answers, self._output]
             if self._output in select.select(waited, [], [], left)[0]:
                 self._take_output()
