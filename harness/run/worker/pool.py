@@ -290,10 +290,11 @@ class WorkerPool:
             if worker.results in ready:
                 yield from self._answers(worker, pending)
                 continue
-            deadline = worker.deadline()
-            if worker.results.stalled(now):
+            overdue = (deadline := worker.deadline()) is not None and now >= deadline
+            half_read = worker.results.partial_since is not None  # an honest frame comes whole
+            if worker.results.stalled(now) or (overdue and half_read):
                 yield [self._malformed(worker, pending, "a frame that stopped half-way")]
-            elif deadline is not None and now >= deadline:
+            elif overdue:
                 index, started = worker.running()
                 elapsed = now - started
                 warming = worker.warming
