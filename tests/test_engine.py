@@ -475,3 +475,29 @@ def con_close(con: Any) -> None:
 
 def results_close(con: Any) -> None:
     engine.Results(con, [], []).close()
+
+
+def test_results_past_the_engines_memory_are_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file the engine cannot hold in its memory, as it reads it or as it sums it up: one
+    line naming the limit, exit 2, never a traceback."""
+    import duckdb
+    from click.testing import CliRunner
+
+    from harness.cli import main
+
+    path = put(tmp_path / "r.csv", csv_text(good_rows()))
+    monkeypatch.setattr(engine, "MEMORY_LIMIT", "1MB")  # as DuckDB says it
+    reading = CliRunner().invoke(main, ["table", str(path)])
+    monkeypatch.undo()
+
+    def too_much(*args: object, **kwargs: object) -> None:
+        raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate\nmore")
+
+    monkeypatch.setattr(stats, "summary", too_much)
+    summing = CliRunner().invoke(main, ["table", str(path)])
+    assert [(2, True, 1)] * 2 == [
+        (r.exit_code, "the results engine may hold" in r.output, len(r.output.splitlines()))
+        for r in (reading, summing)
+    ], reading.output + summing.output

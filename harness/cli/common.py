@@ -84,6 +84,21 @@ class HarnessGroup(click.Group):
         except OSError as error:  # a full disk or a device that refuses: one line
             _stdout_to_devnull()
             raise UserError(cannot_write(error)) from None
+        except Exception as error:
+            if not _engine_out_of_memory(error):
+                raise
+            from harness.results.engine import MEMORY_LIMIT
+
+            raise UserError(
+                f"the results do not fit the {MEMORY_LIMIT} the results engine may hold: "
+                f"{str(error).splitlines()[0]}"
+            ) from None
+
+
+def _engine_out_of_memory(error: Exception) -> bool:
+    """Whether ``error`` is DuckDB's: a query that needs more memory than it may hold."""
+    duckdb = sys.modules.get("duckdb")  # not imported: not its error
+    return duckdb is not None and isinstance(error, duckdb.OutOfMemoryException)
 
 
 def cannot_write(error: OSError, path: object = None) -> str:

@@ -388,6 +388,10 @@ def _load(
             f"CREATE TABLE {table} AS SELECT {_quoted(run)} AS run, {', '.join(kept)}, "
             f"{good} AS _good FROM {source}"
         )
+    except duckdb.OutOfMemoryException as exc:
+        raise ResultsError(
+            f"{path}: too large for the {MEMORY_LIMIT} the results engine may hold: {_reason(exc)}"
+        ) from None
     except duckdb.Error as exc:
         raise ResultsError(f"{path}: cannot read it as a results CSV: {_reason(exc)}") from None
     torn = found.torn  # the file's; the table's last row is torn only while found.torn holds

@@ -24,7 +24,9 @@ repeats' spread (``spread_pct``, ``min_ms``), node counts (median, mean, max); o
 SOLVED puzzles the share solved without a guess and the guesses per puzzle. A TIMEOUT or
 WRONG row is never timed as an answer. Unknown values are skipped (a median of nothing is
 empty). Rows are sorted by speed within each dataset: most checked answers first, then the
-lowest median.
+lowest median. DuckDB holds every value a median is taken of, and cannot spill them: each
+median of the summary is taken in a query of its own, so ten million rows fit the memory
+a reading command has (:data:`harness.results.engine.MEMORY_LIMIT`).
 
 **The report** (:func:`ranking`): per backend, the same counts and times and the penalised
 average runtime (PAR-2: an unanswered puzzle counts as twice the timeout), the puzzles on
@@ -184,7 +186,8 @@ def grouping(con: duckdb.DuckDBPyConnection, source: str = "rows") -> tuple[str,
 
 
 def _statistics(present: Sequence[str]) -> list[str]:
-    """The aggregates of the summary over a group's puzzles (see the module)."""
+    """The aggregates of the summary over a group's puzzles (see the module), each ``...
+    AS name``."""
     ans = f"FILTER (WHERE {ANSWERED_SQL})"
     solved = f"FILTER (WHERE status = {literal(Status.SOLVED.value)})"
 
@@ -229,7 +232,9 @@ def summary(
     ]
     keys = ", ".join(map(q, by))
     planned = _planned(con, puzzles, others)
-    aggregates = ", ".join([*counts, *_statistics(present)])
+    statistics = _statistics(present)
+    medians = [s for s in statistics if s.startswith("median(")]  # one query each
+    aggregates = ", ".join([*counts, *(s for s in statistics if s not in medians)])
     query = f"""
         WITH groups AS (
             SELECT {keys}, count(*) AS present, {aggregates}
@@ -241,7 +246,21 @@ def summary(
         FROM groups g {planned}
     """
     table = rows(con.execute(query))
-    return finish(table, others)
+    for median in medians:
+        found = rows(con.execute(f"SELECT {keys}, {median} FROM {puzzles} GROUP BY {keys}"))
+        name = median.rsplit(" AS ", 1)[1]
+        taken = {tuple(r[k] for k in by): r[name] for r in found}
+        for row in table:
+            row[name] = taken.get(tuple(row[k] for k in by))
+    order = [
+        *by,
+        "puzzles",
+        "solved",
+        "correct",
+        *COUNTED,
+        *(s.rsplit(" AS ", 1)[1] for s in statistics),
+    ]
+    return finish([{c: row[c] for c in order} for row in table], others)
 
 
 def _groups(
