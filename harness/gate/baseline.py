@@ -27,10 +27,12 @@ Rules, applied per backend x dataset, in this order:
    timed at each run's start and end, in its ``.meta.json``), so a baseline made on a
    slower day compares fairly. When the two runs' machines differ (CPU model, core count,
    Python version) time is not judged at all, unless asked (``--compare-time-anyway``).
-   The median time over the puzzles both runs answered fails only when it is both large
-   (new median / baseline median > ``time_ratio``, default 1.25) and significant: a
-   one-sided Wilcoxon signed-rank test on the per-puzzle pairs (the same puzzles in both
-   runs, so the paired test is the right one) gives p < ``alpha`` (default 0.01). Small
+   The time of the puzzles both runs answered fails only when it is both large (the median
+   of the per-puzzle ratios new / baseline > ``time_ratio``, default 1.25, as the paired
+   gate measures it: which puzzle falls at the middle of a run's times does not move it)
+   and significant: a one-sided Wilcoxon signed-rank test on the per-puzzle pairs (the
+   same puzzles in both runs, so the paired test is the right one) gives p < ``alpha``
+   (default 0.01). Small
    wobbles pass (exit 1 otherwise). When a backend's wall/CPU ratio moved between the runs
    beyond its noise (load), one line says so; a finding on wall time is then INCONCLUSIVE,
    never REGRESSION (the gate holds), one on CPU time stands. A slowdown left after the
@@ -378,7 +380,7 @@ def judge(
         result.findings += [Finding(backend, dataset, *f) for f in findings]
         if in_both and group in timed:
             judged = timing.judge(
-                backend, timed[group], rule, median_ratio, alpha, time_scale or 1.0
+                backend, timed[group], rule, timing.median_of_ratios, alpha, time_scale or 1.0
             )
             check = f"median solve {timing.SHORT[judged.clock]} ms"
             check += "" if time_scale is None else " (calibrated)"
@@ -589,18 +591,12 @@ def timed_pairs(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], timing.
     return pairs
 
 
-def median_ratio(old: np.ndarray, new: np.ndarray) -> float:
-    """The new median time over the baseline's (rule 4's ratio)."""
-    m_old, m_new = float(np.median(old)), float(np.median(new))
-    return m_new / m_old if m_old > 0 else math.inf
-
-
 def _time_rule(time_ratio: float, alpha: float) -> timing.Rule:
     """Rule 4 on one backend x dataset's times (old, new) of the puzzles both runs answered:
     the baseline's median (ms), the new one with its ratio and p-value, and the verdict."""
 
     def rule(old: np.ndarray, new: np.ndarray) -> tuple[str, str, str]:
-        ratio = median_ratio(old, new)
+        ratio = timing.median_of_ratios(old, new)
         if len(old) >= 5 and (new != old).any():
             from scipy.stats import wilcoxon  # a second's import: only when there is a test
 
