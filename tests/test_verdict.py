@@ -149,6 +149,23 @@ def test_a_slowdown_within_the_calibrations_own_move_is_inconclusive(tmp_path: P
     ] == list(verdicts.values())
 
 
+def test_calibrations_within_their_noise_leave_times_as_measured(tmp_path: Path) -> None:
+    """Calibrations of 0.40 and 0.41 ms (one machine, two minutes): the same speed, said in a
+    note; times compared as measured (the finding not '(calibrated)'); 0.40 and 0.50 ms:
+    divided."""
+    work = times()
+    old = calibrated(write_rows(tmp_path / "old.csv", rows("mrv", work, seed=1)), 0.0004)
+    new = write_rows(tmp_path / "new.csv", rows("mrv", work, seed=2))
+    found = []
+    for seconds in (0.00041, 0.0005):
+        result = gate.check_files(old, calibrated(new, seconds))
+        found.append((time_of(result, "mrv").check, any("agree" in n for n in result.notes)))
+    assert [
+        ("median solve CPU ms", True),
+        ("median solve CPU ms (calibrated)", False),
+    ] == found
+
+
 def test_a_threaded_solver_is_judged_on_wall_and_inconclusive_under_load(tmp_path: Path) -> None:
     """A solver on four threads (CPU 4 x wall): judged on wall time; descheduled in the new
     run (its CPU/wall 4 -> 2), INCONCLUSIVE, not REGRESSION; the same slowdown with the
@@ -443,7 +460,9 @@ def test_run_check_and_report_give_one_verdict(
     if "--ignore-time" in options:
         assert ([], 0) == (timed, ran.exit_code), ran.output
     else:
-        assert 2 == len(timed) and "calibrated (new times divided by x" in page.read_text()
+        calibrated = "times divided by each run's calibration" in markdown  # else: as measured
+        said = "calibrated (new times divided by x" if calibrated else "not calibrated (times as"
+        assert 2 == len(timed) and said in page.read_text()
 
 
 def test_the_command_that_completes_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -25,7 +25,9 @@ Rules, applied per backend x dataset, in this order:
    program that reports one, wall time otherwise and for a solver on several threads. The
    new run's times are first divided by the two runs' calibration ratio (a fixed workload
    timed at each run's start and end, in its ``.meta.json``), so a baseline made on a
-   slower day compares fairly. When the two runs' machines differ (CPU model, core count,
+   slower day compares fairly; two calibrations within their own noise
+   (:data:`~harness.results.calibration.CALIBRATION_NOISE`) are the same speed, and the
+   times are compared as measured. When the two runs' machines differ (CPU model, core count,
    Python version) time is not judged at all, unless asked (``--compare-time-anyway``).
    The time of the puzzles both runs answered fails only when it is both large (the median
    of the per-puzzle ratios new / baseline > ``time_ratio``, default 1.25, as the paired
@@ -66,7 +68,7 @@ from harness.exit_codes import CheckExit
 from harness.gate import timing
 from harness.gate.clocks import CPU, OWN, WALL
 from harness.results import completeness, engine, provenance
-from harness.results.calibration import calibration_of
+from harness.results.calibration import CALIBRATION_NOISE, calibration_of
 from harness.results.schema import BASE_COLUMNS, INTEGER_COLUMNS, NUMBER_COLUMNS
 from harness.tables.stats import ANSWERED, columns_of, literal, per_puzzle, q
 
@@ -635,6 +637,13 @@ def time_judgement(
         notes.append("no calibration in both runs' metadata: times compared as measured")
         return True, None, notes
     scale = new_cal / old_cal
+    if max(scale, 1 / scale) <= CALIBRATION_NOISE:
+        notes.append(
+            f"the runs' calibrations agree ({_fmt(old_cal * 1e3)} ms -> "
+            f"{_fmt(new_cal * 1e3)} ms, within x{CALIBRATION_NOISE:g}): the same speed, "
+            "times compared as measured"
+        )
+        return True, None, notes
     notes.append(
         f"times divided by each run's calibration ({_fmt(old_cal * 1e3)} ms -> "
         f"{_fmt(new_cal * 1e3)} ms, x{scale:.3g})"
