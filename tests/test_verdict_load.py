@@ -138,4 +138,5 @@ def test_a_loaded_run_holds_and_a_slowdown_under_load_is_caught(
         assert 1.2 < cpu_ratio(base, new) < 1.45  # the slowdown is the one meant
         assert 1 == code, output
         cells = time_cells(output, "mrv")
-        assert ["median solve CPU ms (calibrated)", "**REGRESSION**"] == cells[2::3], output
+        check_name, verdict = cells[2::3]  # "(calibrated)" unless the calibrations agree
+        assert (True, "**REGRESSION**") == (check_name.startswith("median solve CPU ms"), verdict)
