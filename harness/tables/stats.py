@@ -185,32 +185,32 @@ def grouping(con: duckdb.DuckDBPyConnection, source: str = "rows") -> tuple[str,
     return ("backend", "dataset", "size") if mixed and mixed[0] > 1 else ("backend", "dataset")
 
 
-def _statistics(present: Sequence[str]) -> list[str]:
-    """The aggregates of the summary over a group's puzzles (see the module), each ``...
-    AS name``."""
+def _statistics(present: Sequence[str]) -> dict[str, str]:
+    """The aggregates of the summary over a group's puzzles (see the module), by the
+    column each makes, in the table's order."""
     ans = f"FILTER (WHERE {ANSWERED_SQL})"
     solved = f"FILTER (WHERE status = {literal(Status.SOLVED.value)})"
 
     def col(name: str) -> str:
         return q(name) if name in present else "CAST(NULL AS DOUBLE)"
 
-    return [
-        f"median({col('solve_s')}) {ans} * 1000 AS median_ms",
-        f"median({col('solve_cpu_s')}) {ans} * 1000 AS cpu_ms",
-        f"median({col('solve_s')} / nullif({col('solve_cpu_s')}, 0)) {ans} AS wall_cpu",
-        f"median(solve_spread) {ans} * 100 AS spread_pct",
-        f"median(solve_fastest) {ans} * 1000 AS min_ms",
-        f"median({col('own_solve_s')}) {ans} * 1000 AS own_ms",
-        f"avg({col('solve_s')}) {ans} * 1000 AS mean_ms",
-        f"max({col('solve_s')}) {ans} * 1000 AS max_ms",
-        f"median({col('encode_s')}) {ans} * 1000 AS encode_ms",
-        f"median({col('nodes')}) {ans} AS nodes_median",
-        f"avg({col('nodes')}) {ans} AS nodes_mean",
-        f"max({col('nodes')}) {ans} AS nodes_max",
-        f"100.0 * count(*) FILTER (WHERE status = {literal(Status.SOLVED.value)} AND "
-        f"{col('guesses')} = 0) / nullif(count({col('guesses')}) {solved}, 0) AS no_guess_pct",
-        f"avg({col('guesses')}) {solved} AS guesses_per_puzzle",
-    ]
+    return {
+        "median_ms": f"median({col('solve_s')}) {ans} * 1000",
+        "cpu_ms": f"median({col('solve_cpu_s')}) {ans} * 1000",
+        "wall_cpu": f"median({col('solve_s')} / nullif({col('solve_cpu_s')}, 0)) {ans}",
+        "spread_pct": f"median(solve_spread) {ans} * 100",
+        "min_ms": f"median(solve_fastest) {ans} * 1000",
+        "own_ms": f"median({col('own_solve_s')}) {ans} * 1000",
+        "mean_ms": f"avg({col('solve_s')}) {ans} * 1000",
+        "max_ms": f"max({col('solve_s')}) {ans} * 1000",
+        "encode_ms": f"median({col('encode_s')}) {ans} * 1000",
+        "nodes_median": f"median({col('nodes')}) {ans}",
+        "nodes_mean": f"avg({col('nodes')}) {ans}",
+        "nodes_max": f"max({col('nodes')}) {ans}",
+        "no_guess_pct": f"100.0 * count(*) FILTER (WHERE status = {literal(Status.SOLVED.value)} "
+        f"AND {col('guesses')} = 0) / nullif(count({col('guesses')}) {solved}, 0)",
+        "guesses_per_puzzle": f"avg({col('guesses')}) {solved}",
+    }
 
 
 def summary(
@@ -233,8 +233,9 @@ def summary(
     keys = ", ".join(map(q, by))
     planned = _planned(con, puzzles, others)
     statistics = _statistics(present)
-    medians = [s for s in statistics if s.startswith("median(")]  # one query each
-    aggregates = ", ".join([*counts, *(s for s in statistics if s not in medians)])
+    medians = {n: s for n, s in statistics.items() if s.startswith("median(")}  # one query each
+    rest = [f"{s} AS {n}" for n, s in statistics.items() if n not in medians]
+    aggregates = ", ".join([*counts, *rest])
     query = f"""
         WITH groups AS (
             SELECT {keys}, count(*) AS present, {aggregates}
@@ -246,21 +247,16 @@ def summary(
         FROM groups g {planned}
     """
     table = rows(con.execute(query))
-    for median in medians:
-        found = rows(con.execute(f"SELECT {keys}, {median} FROM {puzzles} GROUP BY {keys}"))
-        name = median.rsplit(" AS ", 1)[1]
-        taken = {tuple(r[k] for k in by): r[name] for r in found}
+    for name, median in medians.items():
+        query = f"SELECT {keys}, {median} AS {name} FROM {puzzles} GROUP BY {keys}"
+        taken = {tuple(r[k] for k in by): r[name] for r in rows(con.execute(query))}
         for row in table:
             row[name] = taken.get(tuple(row[k] for k in by))
-    order = [
-        *by,
-        "puzzles",
-        "solved",
-        "correct",
-        *COUNTED,
-        *(s.rsplit(" AS ", 1)[1] for s in statistics),
+    ordered = [  # the groups' keys and counts as the query gave them, then the statistics
+        {**{c: v for c, v in row.items() if c not in statistics}, **{n: row[n] for n in statistics}}
+        for row in table
     ]
-    return finish([{c: row[c] for c in order} for row in table], others)
+    return finish(ordered, others)
 
 
 def _groups(
