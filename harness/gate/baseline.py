@@ -34,12 +34,11 @@ Rules, applied per backend x dataset, in this order:
    gate measures it: which puzzle falls at the middle of a run's times does not move it)
    and significant: a one-sided Wilcoxon signed-rank test on the per-puzzle pairs (the
    same puzzles in both runs, so the paired test is the right one) gives p < ``alpha``
-   (default 0.01). Small
-   wobbles pass (exit 1 otherwise). When a backend's wall/CPU ratio moved between the runs
-   beyond its noise (load), one line says so; a finding on wall time is then INCONCLUSIVE,
-   never REGRESSION (the gate holds), one on CPU time stands. A slowdown left after the
-   calibration and no larger than the calibration's own move is INCONCLUSIVE too: the
-   machine's change could make it (:mod:`harness.gate.timing`).
+   (default 0.01). Small wobbles pass (exit 1 otherwise). When a backend's wall/CPU ratio
+   moved between the runs beyond its noise (load), one line says so; a finding on wall
+   time is then INCONCLUSIVE, never REGRESSION (the gate holds), one on CPU time stands.
+   A slowdown left after the calibration and no larger than the calibration's own move is
+   INCONCLUSIVE too: the machine's change could make it (:mod:`harness.gate.timing`).
 5. **Something compared.** When no backend x dataset is in both runs (a misspelt backend,
    ``only_common`` on runs with nothing in common), nothing was judged, and the gate fails
    with "nothing compared" (exit 1) instead of holding.
@@ -381,9 +380,7 @@ def judge(
             findings += counters.get(group, [])
         result.findings += [Finding(backend, dataset, *f) for f in findings]
         if in_both and group in timed:
-            judged = timing.judge(
-                backend, timed[group], rule, timing.median_of_ratios, alpha, time_scale or 1.0
-            )
+            judged = timing.judge(backend, timed[group], rule, alpha, time_scale or 1.0)
             check = f"median solve {timing.SHORT[judged.clock]} ms"
             check += "" if time_scale is None else " (calibrated)"
             result.timed(backend, dataset, check, timed[group], judged)

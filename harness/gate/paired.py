@@ -42,7 +42,7 @@ from harness.gate.baseline import (
     read,
     timed_pairs,
 )
-from harness.gate.timing import median_of_ratios, ratio_statistics
+from harness.gate.timing import ratio_statistics
 from harness.results import completeness, engine, provenance
 from harness.results.schema import ResultsError
 from harness.tables.stats import literal
@@ -147,7 +147,7 @@ def judge_pairs(
             continue
         rule = time_rule(time_ratio, alpha)
         for (_, dataset), puzzles in sorted(timed_pairs(con).items()):
-            time = timing.judge(new_spec, puzzles, rule, median_of_ratios, alpha, sides=SIDES)
+            time = timing.judge(new_spec, puzzles, rule, alpha, sides=SIDES)
             check = f"paired solve {timing.SHORT[time.clock]} ms (median)"
             result.timed(new_spec, dataset, check, puzzles, time)
     listed = "; ".join(f"{old} -> {new}" for old, new in pairs)

@@ -59,8 +59,6 @@ INCONCLUSIVE = "INCONCLUSIVE"
 #: A gate's time rule: from the old and new times of the puzzles (seconds, the new ones
 #: calibrated), the baseline's figure, the new run's, and the verdict.
 Rule = Callable[[np.ndarray, np.ndarray], tuple[str, str, str]]
-#: A gate's ratio of new times over old ones, as its findings state it.
-Ratio = Callable[[np.ndarray, np.ndarray], float]
 
 
 @dataclass
@@ -209,30 +207,30 @@ def judge(
     spec: str,
     pairs: Pairs,
     rule: Rule,
-    ratio: Ratio,
     alpha: float,
     scale: float = 1.0,
     sides: tuple[str, str] = ("the baseline", "the new run"),
 ) -> Judged:
     """Judge backend ``spec``'s time on ``pairs`` by a gate's ``rule`` on the clock that
     judges it, new times divided by ``scale``; under a load that changed, say so in one
-    line (its ``ratio`` of new over old, ``sides`` naming the two runs) and make a finding
-    on wall time INCONCLUSIVE; make a slowdown within the calibration's own move
-    INCONCLUSIVE, and say so (see the module)."""
+    line (the median per-puzzle ratios on wall and CPU, ``sides`` naming the two runs) and
+    make a finding on wall time INCONCLUSIVE; make a slowdown within the calibration's own
+    move INCONCLUSIVE, and say so (see the module)."""
     clock = clock_for(spec, pairs)
     old, new = pairs.old[clock], pairs.new[clock] / scale
     baseline, shown, verdict = rule(old, new)
     said = []
-    if verdict == "REGRESSION" and not beyond_calibration(ratio(old, new), scale):
+    ratio = median_of_ratios(old, new)
+    if verdict == "REGRESSION" and not beyond_calibration(ratio, scale):
         verdict = INCONCLUSIVE
         said.append(
-            f"{SHORT[clock]} x{ratio(old, new):.3g} after calibration, within the calibration's "
+            f"{SHORT[clock]} x{ratio:.3g} after calibration, within the calibration's "
             f"own x{scale:.3g}: not told from the machine (--against compares in one run)"
         )
     seen = load(spec, pairs, alpha)
     if seen is not None and seen.changed:
         verdict = INCONCLUSIVE if clock == WALL else verdict
-        wall, cpu = (ratio(pairs.old[c], pairs.new[c] / scale) for c in (WALL, CPU))
+        wall, cpu = (median_of_ratios(pairs.old[c], pairs.new[c] / scale) for c in (WALL, CPU))
         who = sides[1] if seen.new > seen.old else sides[0]
         load_said = f"wall/CPU {seen.old:.2f} -> {seen.new:.2f}"
         if clock == WALL:  # on several threads: CPU above wall, and falling under load
