@@ -116,7 +116,7 @@ def main() -> int:
                         table.append((k, new, clock, figures, checked))
                         median, low, high, slower, faster = figures
                         print(
-                            f"{k:>3} {new:<8} {clock:<5} {median:>6.3f} "
+                            f"{k:>3} {new:<8} {clock:<5} {median:>6.4f} "
                             f"[{low:.3f}, {high:.3f}] {slower:>9.3g} {faster:>9.3g} "
                             f"{checked:>5}",
                             flush=True,
@@ -134,10 +134,11 @@ def main() -> int:
             medians = [f[0] for f in figures]
             significant = sum(f[3] < args.alpha or f[4] < args.alpha for f in figures)
             tests += len(figures)
+            within = sum(abs(m - 1) <= 0.01 for m in medians)
             print(
-                f"{new} {clock}: ratios {min(medians):.3f} to {max(medians):.3f}, farthest "
-                f"from 1 by {max(abs(m - 1) for m in medians):.1%}; significant either way "
-                f"in {significant} of {len(figures)}"
+                f"{new} {clock}: ratios {min(medians):.4f} to {max(medians):.4f}, farthest "
+                f"from 1 by {max(abs(m - 1) for m in medians):.2%}, within 1 % in {within} of "
+                f"{len(medians)}; significant either way in {significant} of {len(figures)}"
             )
     allowed = 2 * args.alpha * tests
     holds = len({k for k, *_, checked in table if checked == 0})

@@ -42,15 +42,15 @@ MrvBackend.solve = _more
 
 
 #: Appended to mrv.py: each solve says which process measured it, as native statistics:
-#: its pid, its parent's, and whether the harness's command line is loaded in it (as in a
-#: worker, a fork of the harness).
+#: its pid, its parent's, whether the harness's command line is loaded in it (as in a
+#: worker, a fork of the harness), and the CPUs it may run on (a bit each).
 WHO_MEASURED = """
 
 import os as _os
 import sys as _sys
 
 _measured_solve = MrvBackend.solve
-MrvBackend.native_counters = ("pid", "parent_pid", "harness_loaded")
+MrvBackend.native_counters = ("pid", "parent_pid", "harness_loaded", "cpus")
 
 
 def _who(self, encoded, limit=1, time_limit=None):
@@ -58,7 +58,9 @@ def _who(self, encoded, limit=1, time_limit=None):
 
     result = _measured_solve(self, encoded, limit, time_limit)
     loaded = int("harness.cli" in _sys.modules)
+    cpus = sum(1 << cpu for cpu in _os.sched_getaffinity(0))
     native = {"pid": _os.getpid(), "parent_pid": _os.getppid(), "harness_loaded": loaded}
+    native["cpus"] = cpus
     return dataclasses.replace(result, native=native)
 
 
@@ -224,6 +226,28 @@ def test_both_sides_are_measured_alike_in_fresh_processes_old_and_new_first_in_t
     firsts = [rows[k]["backend"] for k in range(0, len(rows), 2)]
     assert [r["line"] for r in rows[::2]] == [r["line"] for r in rows[1::2]]
     assert ["mrv@HEAD", "mrv"] * 3 == firsts
+
+
+def test_both_sides_are_measured_on_one_cpu_each_process_for_its_count_of_tasks(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--against HEAD with mrv naming the process that measured each solve and the CPUs it
+    could use: every solve of both sides ran on the first CPU the harness may use, and no
+    other; each tree's process measured exactly the count of tasks drawn for it (here
+    always 2), time not counted."""
+    with open(repo / "backends" / "mrv.py", "a") as f:
+        f.write(WHO_MEASURED)
+    git(repo, "commit", "-qam", "who measured")
+    monkeypatch.setattr(against, "CURRENT", repo)
+    monkeypatch.setattr(trees, "LIFETIME_S", float("inf"))
+    monkeypatch.setattr(trees, "TASKS", (2, 2))
+    run(tmp_path, "-b", "mrv", "--against", "HEAD")
+    rows = read_rows(tmp_path / "run.csv")[1]
+    first = min(os.sched_getaffinity(0))
+    assert {str(1 << first)} == {r["cpus"] for r in rows}
+    for side in ("mrv@HEAD", "mrv"):
+        pids = [r["pid"] for r in rows if r["backend"] == side]
+        assert [2, 2, 2] == [pids.count(pid) for pid in dict.fromkeys(pids)], side
 
 
 def test_a_run_of_against_cannot_be_resumed(repo: Path, tmp_path: Path) -> None:

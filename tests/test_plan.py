@@ -1,5 +1,5 @@
 """The order of a run (harness.run.plan): the backends shuffled with the seed, each pair of
-an --against run as one place in that order, old first and new first in turn."""
+an --against run as one place in that order, old first on one puzzle and new first on the next."""
 
 from __future__ import annotations
 
@@ -35,10 +35,11 @@ def solves(pairs: dict[str, str] | None, repeat: int) -> dict[tuple[int, int], l
     return order
 
 
-def test_each_pair_runs_its_two_solves_together_old_and_new_first_in_turn() -> None:
+def test_each_pair_runs_its_two_solves_together_old_and_new_first_by_puzzle() -> None:
     """Two pairs and two lone backends, 12 puzzles, 2 repeats: on every puzzle and repeat
-    each pair's solves are adjacent, the old one first on the first, the new one first on
-    the next, and so on; where the pairs and the lone backends stand still varies."""
+    each pair's solves are adjacent, the old one first on both repeats of the first puzzle,
+    the new one first on both of the next, and so on; where the pairs and the lone backends
+    stand still varies."""
     order = solves(PAIRS, repeat=2)
     firsts: dict[str, list[str]] = defaultdict(list)
     for specs in order.values():
@@ -47,7 +48,7 @@ def test_each_pair_runs_its_two_solves_together_old_and_new_first_in_turn() -> N
             at = specs.index(old), specs.index(new)
             assert 1 == abs(at[0] - at[1]), specs
             firsts[new].append("old" if at[0] < at[1] else "new")
-    alternating = ["old", "new"] * 12
+    alternating = ["old", "old", "new", "new"] * 6
     assert {"mrv": alternating, "norvig": alternating} == firsts
     places = {tuple(s for s in specs if "@" not in s) for specs in order.values()}
     assert len(places) > 4

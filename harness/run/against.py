@@ -5,10 +5,10 @@ The project's tree at REV is checked out once, detached, in a cached git worktre
 runs). Each backend ``SPEC`` asked for gets a twin, ``SPEC@REV`` (REV as the user typed it).
 Both sides of the pair are measured the same way (:mod:`harness.run.worker.trees`): each in
 a fresh interpreter a worker starts, ``SPEC@REV`` with the ``backends`` of the tree at REV,
-``SPEC`` with those of :data:`CURRENT`, warmed up and timed by the same code. The plan runs
-the two one right after the other, old first and new first in turn
-(:func:`harness.run.plan.plan`), so load falls on both alike; :mod:`harness.gate.paired`
-then judges each pair inside the run.
+``SPEC`` with those of :data:`CURRENT`, warmed up and timed by the same code, on the same
+CPU. The plan runs the two one right after the other, old first on one puzzle and new first
+on the next (:func:`harness.run.plan.plan`), so load falls on both alike;
+:mod:`harness.gate.paired` then judges each pair inside the run.
 
 Everything that can fail is checked before the first solve: a REV git does not know, a tree
 at REV without ``backends`` or without one of the backends asked for; each is one line.

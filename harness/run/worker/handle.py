@@ -101,7 +101,8 @@ class WorkerHandle:
     latest started), read by :meth:`running`.
     """
 
-    def __init__(self, ctx: Any, log: Log | None = None) -> None:
+    def __init__(self, ctx: Any, log: Log | None = None, cpu: int | None = None) -> None:
+        """``cpu``: the one CPU the worker and every process it starts keep to (None: any)."""
         # one pipe each way: tasks pickled (only the parent writes them), answers in frames
         # the parent checks (see harness.run.worker.wire)
         child_tasks, self.tasks = ctx.Pipe(duplex=False)
@@ -117,7 +118,7 @@ class WorkerHandle:
         self.answered = 0  # tasks whose answers the parent has received
         ours = {child_tasks.fileno(), child_answers, output}
         inherited = tuple(fd for fd in open_fds() if fd > 2 and fd not in ours)
-        args = (child_tasks, child_answers, output, inherited, self.clock)
+        args = (child_tasks, child_answers, output, inherited, self.clock, cpu)
         self.proc = ctx.Process(target=worker_main, args=args, daemon=True)
         self.proc.start()
         child_tasks.close()

@@ -27,6 +27,11 @@ shared clock which task it is running since when: limits apply to that task, and
 worker is killed, the answers it had not sent yet are given back and run again. When
 solves are short, the parent polls every :data:`POLL_S` instead of blocking on the pipes
 (the wake-up of a blocked reader is paid by the writing worker), until every task is sent.
+
+Pairs. In a run whose solves go to processes of git trees (``--against``, ``harness history
+run``: :mod:`harness.run.worker.trees`), each worker keeps to one CPU, the n-th worker to the
+n-th CPU the harness may use, and the processes it starts keep to it too: the two sides of a
+pair are measured on one CPU, never one side on a CPU that another process shares more.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from typing import Any
 
 from backends.base import Status
 from harness.outcome import Outcome, make_outcome
+from harness.run.worker import trees
 from harness.run.worker.handle import QUEUE_AHEAD_S, WorkerHandle, describe_death, join
 from harness.run.worker.output import Log
 from harness.run.worker.reaper import MEMORY_POLL_S
@@ -124,6 +130,8 @@ class WorkerPool:
         self.log = Log(None if log is None else os.fspath(log))
         self.poll_s = poll_s  # see _wait
         self._ctx = mp.get_context("fork")
+        #: the CPUs workers keep to, one each in turn (see Pairs above); empty: any CPU
+        self._cpus = sorted(os.sched_getaffinity(0)) if trees.ROUTES else []
         self._workers: list[WorkerHandle] = []
         self._broken: dict[tuple[str, int], str] = {}  # (spec, box) -> its warm-up failure
         self._decided: deque[tuple[Task, Outcome]] = deque()  # answered here, not yet yielded
@@ -146,8 +154,10 @@ class WorkerPool:
         self._workers = []
         self.log.close()
 
-    def _start(self) -> WorkerHandle:
-        return WorkerHandle(self._ctx, self.log)
+    def _start(self, slot: int) -> WorkerHandle:
+        """A new worker for the ``slot``-th place, on its CPU when workers are pinned."""
+        cpu = self._cpus[slot % len(self._cpus)] if self._cpus else None
+        return WorkerHandle(self._ctx, self.log, cpu)
 
     def _replace(self, worker: WorkerHandle, pending: _Feed, index: int = 0) -> Task:
         """Kill ``worker``; return its task at ``index`` in ``inflight`` (the one that ran
@@ -157,7 +167,8 @@ class WorkerPool:
         task = worker.inflight[index]
         del worker.inflight[index]
         pending.give_back(worker.inflight)
-        self._workers[self._workers.index(worker)] = self._start()
+        slot = self._workers.index(worker)
+        self._workers[slot] = self._start(slot)
         return task
 
     def _refill(self, worker: WorkerHandle, pending: _Feed, count: int | None = None) -> None:
@@ -207,7 +218,7 @@ class WorkerPool:
     def _grow(self, pending: _Feed) -> None:
         """Start workers while there are tasks for them, one task each, up to ``jobs``."""
         while len(self._workers) < self.jobs and pending:
-            worker = self._start()
+            worker = self._start(len(self._workers))
             self._workers.append(worker)
             self._refill(worker, pending, 1)
 

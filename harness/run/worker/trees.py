@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import select
 import signal
 import subprocess
@@ -47,9 +48,12 @@ OUTPUT_KEPT = 4096
 ROOT = str(Path(__file__).resolve().parents[3])
 #: spec as the run names it (``mrv@HEAD~1``) -> (the spec in its tree, the tree's root).
 ROUTES: dict[str, tuple[str, str]] = {}
-#: Seconds of tasks a tree's process measures at least before a fresh one takes over ...
+#: The most tasks a tree's process measures before a fresh one takes over: a number drawn
+#: from this range for each process ...
+TASKS = (10, 30)
+#: ... or this many seconds of tasks, if they come first ...
 LIFETIME_S = 0.1
-#: ... and at least the seconds its tree's earlier processes measured, over this (see
+#: ... but at least the seconds its tree's earlier processes measured, over this (see
 #: :func:`entry_points`).
 SPREAD = 16
 #: Where an answer holds the task's whole time in the process that measured it.
@@ -226,19 +230,27 @@ def entry_points(measure: Callable, warm_up: Callable) -> tuple[Callable, Callab
     Each interpreter runs at a speed of its own, steady through its life (where its code
     and data lie in memory: about 1 % from one to the next), so one side of a pair measured
     in one process would carry its offset into every ratio. A tree's process is therefore
-    replaced once it has measured :data:`LIFETIME_S` seconds of tasks, or the time its
-    tree's earlier processes measured over :data:`SPREAD` if longer: every spec of the tree
-    is warmed up again, untimed, and the first warm-up starts a fresh process. The offsets
-    of many processes average out; a short run starts one every :data:`LIFETIME_S`, a long
-    one a few dozen more per tenfold length."""
+    replaced once it has measured a number of tasks drawn from :data:`TASKS` for it, or
+    :data:`LIFETIME_S` seconds of them, whichever comes first, but never before it has
+    measured the time its tree's earlier processes measured over :data:`SPREAD`: every spec
+    of the tree is warmed up again, untimed, and the first warm-up starts a fresh process.
+    The offsets of many processes average out; a short run starts dozens a side, a long one
+    a few dozen more per tenfold length. The count is drawn, not fixed: with one count for
+    both sides, both are replaced on the same turn of the plan's alternation each time, the
+    same side first, and the pair leans (about 0.5 % for 0.3 ms solves)."""
     if not ROUTES:
         return measure, warm_up
     processes: dict[str, TreeProcess] = {}
     served: dict[str, float] = {}  # tree -> seconds of tasks its process has measured
     before: dict[str, float] = {}  # tree -> seconds of tasks its earlier processes measured
+    tasks: dict[str, int] = {}  # tree -> tasks its process has measured
+    quota: dict[str, int] = {}  # tree -> tasks its process measures at most
+    draw = random.Random()
 
     def spent(tree: str) -> bool:
-        return served[tree] >= max(LIFETIME_S, before[tree] / SPREAD)
+        if served[tree] < before[tree] / SPREAD:
+            return False
+        return tasks[tree] >= quota[tree] or served[tree] >= LIFETIME_S
 
     def ask(spec: str, kind: str, wire: tuple) -> tuple[Any, str | None]:
         spec_in_tree, tree = ROUTES[spec]
@@ -250,7 +262,7 @@ def entry_points(measure: Callable, warm_up: Callable) -> tuple[Callable, Callab
         if process is None:
             process = processes[tree] = TreeProcess(tree)
             before[tree] = before.get(tree, 0.0) + served.get(tree, 0.0)
-            served[tree] = 0.0
+            served[tree], tasks[tree], quota[tree] = 0.0, 0, draw.randint(*TASKS)
         try:
             return process.ask(kind, (spec_in_tree, *wire[1:])), None
         except (EOFError, OSError, Malformed):
@@ -285,6 +297,7 @@ def entry_points(measure: Callable, warm_up: Callable) -> tuple[Callable, Callab
         state.cache[wire[0]] = _Remote(stale)
         tree = ROUTES[wire[0]][1]
         served[tree] += outcome[_WALL] if type(outcome[_WALL]) is float else 0.0
+        tasks[tree] += 1
         if spent(tree):  # each of its specs warmed up again, in a new process
             retired = [key for key in state.warmed if ROUTES.get(key[0], ("", ""))[1] == tree]
             state.warmed.difference_update(retired)
