@@ -45,7 +45,7 @@ def plan(
     caches warm: its second solve of 0.3 ms runs about 3 % faster)."""
     rng = random.Random(config.seed)
     pairs = {new: old for old, new in (config.against or {}).get("pairs", {}).items()}
-    turns: dict[tuple[str, ...], int] = {}  # a pair -> how often it has run so far
+    led: dict[tuple[str, ...], int] = {}  # a pair -> puzzles it ran before (odd: new leads)
     runnable: dict[int, list[tuple[str, ...]]] = {}  # grid side -> places of the specs it runs
     for record in records:
         n = record.puzzle.n
@@ -57,14 +57,14 @@ def plan(
             yield from ((record, spec, -1, True) for unit in units for spec in unit)
         for unit in units:  # a pair: old first on this puzzle, new first on the next
             if len(unit) == 2:
-                turns[unit] = turns.get(unit, -1) + 1
+                led[unit] = led.get(unit, -1) + 1
         for repeat in range(config.repeat):
             shuffled = units
             if len(units) > 1:  # shuffling one unit would draw no random number either
                 shuffled = list(units)
                 rng.shuffle(shuffled)
             for unit in shuffled:
-                for spec in unit[::-1] if turns.get(unit, 0) % 2 else unit:
+                for spec in unit[::-1] if led.get(unit, 0) % 2 else unit:
                     yield record, spec, repeat, False
 
 

@@ -243,14 +243,13 @@ def entry_points(measure: Callable, warm_up: Callable) -> tuple[Callable, Callab
     processes: dict[str, TreeProcess] = {}
     served: dict[str, float] = {}  # tree -> seconds of tasks its process has measured
     before: dict[str, float] = {}  # tree -> seconds of tasks its earlier processes measured
-    tasks: dict[str, int] = {}  # tree -> tasks its process has measured
-    quota: dict[str, int] = {}  # tree -> tasks its process measures at most
+    left: dict[str, int] = {}  # tree -> tasks its process measures at most from now
     draw = random.Random()
 
     def spent(tree: str) -> bool:
         if served[tree] < before[tree] / SPREAD:
             return False
-        return tasks[tree] >= quota[tree] or served[tree] >= LIFETIME_S
+        return left[tree] <= 0 or served[tree] >= LIFETIME_S
 
     def ask(spec: str, kind: str, wire: tuple) -> tuple[Any, str | None]:
         spec_in_tree, tree = ROUTES[spec]
@@ -262,7 +261,7 @@ def entry_points(measure: Callable, warm_up: Callable) -> tuple[Callable, Callab
         if process is None:
             process = processes[tree] = TreeProcess(tree)
             before[tree] = before.get(tree, 0.0) + served.get(tree, 0.0)
-            served[tree], tasks[tree], quota[tree] = 0.0, 0, draw.randint(*TASKS)
+            served[tree], left[tree] = 0.0, draw.randint(*TASKS)
         try:
             return process.ask(kind, (spec_in_tree, *wire[1:])), None
         except (EOFError, OSError, Malformed):
@@ -297,7 +296,7 @@ def entry_points(measure: Callable, warm_up: Callable) -> tuple[Callable, Callab
         state.cache[wire[0]] = _Remote(stale)
         tree = ROUTES[wire[0]][1]
         served[tree] += outcome[_WALL] if type(outcome[_WALL]) is float else 0.0
-        tasks[tree] += 1
+        left[tree] -= 1
         if spent(tree):  # each of its specs warmed up again, in a new process
             retired = [key for key in state.warmed if ROUTES.get(key[0], ("", ""))[1] == tree]
             state.warmed.difference_update(retired)
